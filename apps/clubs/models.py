@@ -1,0 +1,203 @@
+"""Clubs (亲友圈), their members, rule templates and rooms.
+
+A club has exactly one owner, held as the membership with role ``owner`` (a partial unique
+constraint enforces it). Rooms carry the complete, validated settings of their variant;
+a match copies them when it starts, so later template edits never touch a running match.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings as django_settings
+from django.db import models
+from django.db.models import Q
+
+USER_MODEL = django_settings.AUTH_USER_MODEL
+
+
+class Club(models.Model):
+    """A 亲友圈: a group of friends who play in its rooms."""
+
+    name = models.CharField("名称", max_length=40)
+    notice = models.TextField("公告", blank=True, max_length=500)
+    member_cap = models.PositiveIntegerField("人数上限", default=200)
+    is_open = models.BooleanField("营业中", default=True, help_text="打烊时不能开新房间")
+    members_can_open_rooms = models.BooleanField("成员可开房", default=False)
+    ledger_visible_to_members = models.BooleanField("成员可看全圈战绩", default=False)
+    invite_code = models.CharField("邀请码", max_length=12, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "亲友圈"
+        verbose_name_plural = "亲友圈"
+
+    def __str__(self) -> str:
+        return f"{self.name} (#{self.pk})"
+
+
+class Membership(models.Model):
+    """A user's place in a club, with a role."""
+
+    class Role(models.TextChoices):
+        OWNER = "owner", "圈主"
+        ADMIN = "admin", "管理员"
+        MEMBER = "member", "成员"
+
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField("角色", max_length=8, choices=Role.choices, default=Role.MEMBER)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "成员"
+        verbose_name_plural = "成员"
+        constraints = [
+            models.UniqueConstraint(fields=["club", "user"], name="one_membership_per_user"),
+            models.UniqueConstraint(
+                fields=["club"], condition=Q(role="owner"), name="one_owner_per_club"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} @ {self.club} ({self.get_role_display()})"
+
+
+class JoinRequest(models.Model):
+    """A request to join a club, decided by the owner or an admin."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "待审核"
+        APPROVED = "approved", "已通过"
+        REJECTED = "rejected", "已拒绝"
+        CANCELLED = "cancelled", "已撤回"
+
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="join_requests")
+    user = models.ForeignKey(
+        USER_MODEL, on_delete=models.CASCADE, related_name="join_requests"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    message = models.CharField("留言", max_length=100, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(
+        USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "入圈申请"
+        verbose_name_plural = "入圈申请"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["club", "user"],
+                condition=Q(status="pending"),
+                name="one_pending_request_per_user",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} → {self.club} ({self.get_status_display()})"
+
+
+class RuleTemplate(models.Model):
+    """A saved rule set: a variant and settings validated against its schema."""
+
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="templates")
+    name = models.CharField("名称", max_length=40)
+    variant = models.CharField("玩法", max_length=20)
+    settings = models.JSONField("规则设置", default=dict)
+    created_by = models.ForeignKey(
+        USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "规则模板"
+        verbose_name_plural = "规则模板"
+        constraints = [
+            models.UniqueConstraint(fields=["club", "name"], name="unique_template_name"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.club.name} / {self.name}"
+
+
+class Room(models.Model):
+    """A table in a club. ``settings`` holds the variant's complete validated settings."""
+
+    class Status(models.TextChoices):
+        WAITING = "waiting", "等待中"
+        PLAYING = "playing", "对局中"
+        CLOSED = "closed", "已关闭"
+
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="rooms")
+    code = models.CharField("房间号", max_length=8, unique=True)
+    name = models.CharField("名称", max_length=40, blank=True)
+    variant = models.CharField("玩法", max_length=20)
+    settings = models.JSONField("规则设置", default=dict)
+    template = models.ForeignKey(
+        RuleTemplate, on_delete=models.SET_NULL, null=True, blank=True, related_name="rooms"
+    )
+    created_by = models.ForeignKey(
+        USER_MODEL, on_delete=models.PROTECT, related_name="rooms_opened"
+    )
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.WAITING)
+    allow_spectators = models.BooleanField("允许旁观", default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "房间"
+        verbose_name_plural = "房间"
+
+    def __str__(self) -> str:
+        return f"{self.code} ({self.variant})"
+
+    @property
+    def seat_count(self) -> int:
+        """How many seats the table has (setting ``players``)."""
+        return int(self.settings["players"])
+
+    @property
+    def hands_per_match(self) -> int:
+        """How many hands a match here lasts."""
+        return int(self.settings["hands_per_match"])
+
+    @property
+    def base_stake(self) -> int:
+        """Points × base stake = the amount posted to the ledger."""
+        return int(self.settings["base_stake"])
+
+    def setting(self, name: str, default: Any = None) -> Any:
+        """One of the room's settings."""
+        return self.settings.get(name, default)
+
+
+class RoomSeat(models.Model):
+    """A user sitting at a room's table, with their ready state."""
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField("座位")
+    user = models.ForeignKey(
+        USER_MODEL, on_delete=models.CASCADE, related_name="room_seats"
+    )
+    ready = models.BooleanField("已准备", default=False)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "座位"
+        verbose_name_plural = "座位"
+        ordering = ["seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["room", "seat"], name="one_user_per_seat"),
+            models.UniqueConstraint(fields=["room", "user"], name="one_seat_per_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.room.code} #{self.seat}: {self.user}"

@@ -1,0 +1,110 @@
+"""``manage.py serve``: run the whole platform on one machine.
+
+Starts an embedded Redis when ``REDIS_URL`` is unset, applies migrations, then runs
+daphne (HTTP + WebSockets) and a Celery worker as child processes. Ctrl-C / SIGTERM
+stops everything; if any child exits, the others are stopped and ``serve`` fails.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from contextlib import ExitStack
+from pathlib import Path
+from typing import IO, Any
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from apps.core.embedded_redis import EMBEDDED_REDIS_PORT, embedded_redis, port_is_free
+
+STOP_TIMEOUT_SECONDS = 15
+
+
+def _pump(name: str, stream: IO[str]) -> None:
+    """Copy a child's output to our stdout, each line prefixed with the child's name."""
+    for line in stream:
+        sys.stdout.write(f"{name:<6} | {line}")
+        sys.stdout.flush()
+
+
+def supervise(commands: dict[str, list[str]], env: dict[str, str]) -> int:
+    """Run ``commands`` side by side until one exits or we get SIGINT/SIGTERM.
+
+    Returns 0 after a requested shutdown, otherwise the failed child's exit code (or 1).
+    """
+    stop = threading.Event()
+    previous = {
+        sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)
+    }
+    children: dict[str, subprocess.Popen[str]] = {}
+    exited: str | None = None
+    try:
+        for name, command in commands.items():
+            child = subprocess.Popen(
+                command,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                start_new_session=True,
+            )
+            children[name] = child
+            threading.Thread(target=_pump, args=(name, child.stdout), daemon=True).start()
+        while exited is None and not stop.wait(0.5):
+            exited = next((name for name, c in children.items() if c.poll() is not None), None)
+    finally:
+        for child in children.values():
+            if child.poll() is None:
+                child.terminate()
+        for child in children.values():
+            try:
+                child.wait(STOP_TIMEOUT_SECONDS)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if exited is None:
+        return 0
+    return children[exited].returncode or 1
+
+
+class Command(BaseCommand):
+    """Run daphne + a Celery worker (+ embedded Redis when ``REDIS_URL`` is unset)."""
+
+    help = "Run the platform on one machine: migrate, then daphne and a Celery worker."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        """Declare ``--port`` and ``--redis-dir``."""
+        parser.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
+        parser.add_argument(
+            "--redis-dir",
+            type=Path,
+            default=settings.BASE_DIR / "var" / "redis",
+            help="data directory of the embedded Redis (default var/redis)",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        """Start the services and block until they stop."""
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        with ExitStack() as stack:
+            if "REDIS_URL" not in env:
+                redis_port = EMBEDDED_REDIS_PORT if port_is_free(EMBEDDED_REDIS_PORT) else None
+                redis_dir = options["redis_dir"]
+                env["REDIS_URL"] = stack.enter_context(embedded_redis(redis_dir, redis_port))
+                self.stdout.write(f"Embedded Redis at {env['REDIS_URL']} (data in {redis_dir})")
+            call_command("migrate", interactive=False, verbosity=1)
+            python = sys.executable
+            commands = {
+                "web": [python, "-m", "daphne", "-b", "127.0.0.1", "-p", str(options["port"]),
+                        "config.asgi:application"],
+                "worker": [python, "-m", "celery", "-A", "config", "worker", "-l", "info",
+                           "--concurrency", "2"],
+            }
+            self.stdout.write(f"Serving on http://127.0.0.1:{options['port']}/ (Ctrl-C to stop)")
+            status = supervise(commands, env)
+        if status:
+            raise CommandError(f"a child process exited (status {status}); stopped the rest")

@@ -1,0 +1,1 @@
+"""Database models of the ledgers app; none yet."""

@@ -1,0 +1,1 @@
+"""Database models of the matches app; none yet."""

@@ -1,0 +1,39 @@
+"""Typed errors raised by the rules package."""
+
+from __future__ import annotations
+
+__all__ = ["IllegalActionError", "RecordError", "SettingsError"]
+
+
+class IllegalActionError(ValueError):
+    """An action is not legal in the current state. The state is unchanged.
+
+    ``code`` is a stable machine-readable reason; ``message`` is for players, in Chinese.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class SettingsError(ValueError):
+    """Room settings do not match a variant's settings schema.
+
+    ``errors`` maps each bad setting name to a message in Chinese.
+    """
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
+        self.errors = errors
+
+
+class RecordError(ValueError):
+    """A game record cannot be read or replayed.
+
+    ``index`` is the position of the first bad action, when the problem is an action.
+    """
+
+    def __init__(self, message: str, *, index: int | None = None) -> None:
+        super().__init__(message)
+        self.index = index

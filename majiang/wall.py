@@ -1,0 +1,95 @@
+"""The wall: a deterministic, seeded shuffle, or an explicit tile order.
+
+The shuffle is a Fisher–Yates pass driven by SHA-256 in counter mode, so that anyone can
+recompute a wall from its seed without this package (see ``docs/record-format.md``): for
+``i`` from ``n - 1`` down to 1, take the next 8 bytes of the stream
+``SHA-256(seed || counter_be32)`` as a big-endian integer ``x`` and swap positions ``i`` and
+``x mod (i + 1)``. The modulo bias (under 2^-56) is irrelevant for a 108-tile wall.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Sequence
+
+from majiang.tiles import Tile
+
+__all__ = ["Wall", "full_set", "shuffled"]
+
+
+def full_set(kinds: Iterable[Tile]) -> list[Tile]:
+    """Four copies of each tile kind, in kind order."""
+    return [tile for tile in kinds for _ in range(4)]
+
+
+def _stream(seed: str) -> Iterator[int]:
+    """Successive 64-bit integers from SHA-256(seed || counter) blocks."""
+    counter = 0
+    base = seed.encode()
+    while True:
+        block = hashlib.sha256(base + counter.to_bytes(4, "big")).digest()
+        for offset in range(0, 32, 8):
+            yield int.from_bytes(block[offset : offset + 8], "big")
+        counter += 1
+
+
+def shuffled(tiles: Sequence[Tile], seed: str) -> list[Tile]:
+    """The tiles in the order the seed's shuffle gives (see the module docstring)."""
+    out = list(tiles)
+    stream = _stream(seed)
+    for i in range(len(out) - 1, 0, -1):
+        j = next(stream) % (i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+class Wall:
+    """The undrawn tiles. Draws come from the front, kong replacements from the back.
+
+    The full order is never part of any observation; only :attr:`remaining` is public.
+    """
+
+    __slots__ = ("_back", "_front", "tiles")
+
+    def __init__(self, tiles: Sequence[Tile]) -> None:
+        self.tiles: tuple[Tile, ...] = tuple(tiles)
+        self._front = 0
+        self._back = len(self.tiles)
+
+    @property
+    def remaining(self) -> int:
+        """How many tiles are left to draw."""
+        return self._back - self._front
+
+    @property
+    def drawn_from_front(self) -> int:
+        """How many tiles have been taken from the front (deal included)."""
+        return self._front
+
+    @property
+    def drawn_from_back(self) -> int:
+        """How many tiles have been taken from the back."""
+        return len(self.tiles) - self._back
+
+    def draw(self) -> Tile:
+        """Take the front tile."""
+        if self._front >= self._back:
+            raise IndexError("wall is empty")
+        tile = self.tiles[self._front]
+        self._front += 1
+        return tile
+
+    def draw_back(self) -> Tile:
+        """Take the back tile (a kong replacement, or a tile set aside at the start)."""
+        if self._front >= self._back:
+            raise IndexError("wall is empty")
+        self._back -= 1
+        return self.tiles[self._back]
+
+    def peek(self) -> Tile | None:
+        """The next front tile without taking it (for 翻鸡 at the end), or ``None``."""
+        return self.tiles[self._front] if self._front < self._back else None
+
+    def undrawn(self) -> tuple[Tile, ...]:
+        """The tiles still in the wall, front first."""
+        return self.tiles[self._front : self._back]

@@ -1,0 +1,31 @@
+"""Shared fixtures for the platform tests."""
+
+import copy
+import os
+from collections.abc import Iterator
+
+import pytest
+from django.conf import settings
+from django.test import override_settings
+
+from apps.core.embedded_redis import embedded_redis
+from config.celery import app as celery_app
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """URL of a live Redis: ``REDIS_URL`` if set, else an embedded server for the session.
+
+    In the embedded case the channel layer and the Celery app are re-pointed at it.
+    """
+    if "REDIS_URL" in os.environ:
+        yield os.environ["REDIS_URL"]
+        return
+    with embedded_redis(tmp_path_factory.mktemp("redis")) as url:
+        layers = copy.deepcopy(settings.CHANNEL_LAYERS)
+        layers["default"]["CONFIG"]["hosts"] = [url]
+        with override_settings(
+            REDIS_URL=url, CHANNEL_LAYERS=layers, CELERY_BROKER_URL=url, CELERY_RESULT_BACKEND=url
+        ):
+            celery_app.conf.update(broker_url=url, result_backend=url)
+            yield url
