@@ -34,6 +34,8 @@ __all__ = [
 _TABLE: dict[int, int] = unpack(
     resources.files("majiang").joinpath("data/suit_table.bin").read_bytes()
 )
+_COMPLETE_KEYS = frozenset(key for key, flags in _TABLE.items() if flags & COMPLETE)
+"""Suit keys whose tiles split into sets, or into sets and one pair (a set test is faster)."""
 _ODD_BITS = 0o111111111  # bit 0 of every 3-bit rank field: set where a count is odd
 _RANK_SHIFT = tuple(3 * r for r in range(9))
 
@@ -54,8 +56,8 @@ def is_complete_keys(keys: Sequence[int], *, melds: int = 0) -> bool:
     count as two pairs). The caller guarantees ``14 - 3 * melds`` tiles.
     """
     k0, k1, k2 = keys
-    get = _TABLE.get
-    if get(k0, 0) & get(k1, 0) & get(k2, 0) & COMPLETE:
+    complete = _COMPLETE_KEYS
+    if k0 in complete and k1 in complete and k2 in complete:
         return True
     return melds == 0 and not ((k0 | k1 | k2) & _ODD_BITS)
 
@@ -76,8 +78,9 @@ def waits_keys(keys: Sequence[int], *, melds: int = 0) -> int:
     A tile of which the hand already holds four is never a wait here; the caller removes waits
     on tiles held four times once melds are counted.
     """
+    k0, k1, k2 = keys
     get = _TABLE.get
-    f0, f1, f2 = get(keys[0], 0), get(keys[1], 0), get(keys[2], 0)
+    f0, f1, f2 = get(k0, 0), get(k1, 0), get(k2, 0)
     mask = 0
     if f1 & f2 & COMPLETE:
         mask |= (f0 >> 1) & 0x1FF
@@ -86,12 +89,11 @@ def waits_keys(keys: Sequence[int], *, melds: int = 0) -> int:
     if f0 & f1 & COMPLETE:
         mask |= ((f2 >> 1) & 0x1FF) << 18
     if melds == 0:
-        odd = [(k & _ODD_BITS) for k in keys]
-        if sum(o.bit_count() for o in odd) == 1:
-            for suit, bits in enumerate(odd):
-                if bits:
-                    rank = (bits.bit_length() - 1) // 3
-                    mask |= 1 << (suit * 9 + rank)
+        # Seven pairs: exactly one tile kind has an odd count. Lay the three suits' odd bits
+        # side by side (27 bits per suit = 9 rank fields); field ``i`` is tile ``i``.
+        odd = (k0 & _ODD_BITS) | (k1 & _ODD_BITS) << 27 | (k2 & _ODD_BITS) << 54
+        if odd and not odd & (odd - 1):
+            mask |= 1 << ((odd.bit_length() - 1) // 3)
     return mask
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import compress
 from typing import Any
 
 from majiang import views
@@ -93,6 +94,10 @@ class Round:
         self.seed = seed
         self.wall = Wall(wall)
         self.seats = [SeatState() for _ in range(self.players)]
+        self._after = tuple(
+            tuple((seat + i) % self.players for i in range(1, self.players))
+            for seat in range(self.players)
+        )
         self.phase = Phase.TURN
         self.turn = dealer
         self.window: ClaimWindow | None = None
@@ -198,11 +203,8 @@ class Round:
 
     def others_in_hand(self, seat: int) -> tuple[int, ...]:
         """The other seats still playing, in turn order after ``seat``."""
-        return tuple(
-            s
-            for s in ((seat + i) % self.players for i in range(1, self.players))
-            if not self.seats[s].won
-        )
+        seats = self.seats
+        return tuple(s for s in self._after[seat] if not seats[s].won)
 
     def waits(self, seat: int) -> list[Tile]:
         """The tiles that would complete ``seat``'s 13-tile hand, in order.
@@ -270,11 +272,12 @@ class Round:
             actions.append(self._declared_move(seat))
             return actions
         if self._turn_drew and self.wall.remaining > 0:
-            for index, count in enumerate(s.hand):
-                if count == 4 and self.variant.kong_allowed(
-                    self, seat, _TILES[index], MeldKind.CONCEALED_KONG
-                ):
-                    actions.append(Action(ActionType.KONG, seat, _TILES[index]))
+            if 4 in s.hand:
+                for index, count in enumerate(s.hand):
+                    if count == 4 and self.variant.kong_allowed(
+                        self, seat, _TILES[index], MeldKind.CONCEALED_KONG
+                    ):
+                        actions.append(Action(ActionType.KONG, seat, _TILES[index]))
             for meld in s.melds:
                 if (
                     meld.kind is MeldKind.PUNG
@@ -282,11 +285,9 @@ class Round:
                     and self.variant.kong_allowed(self, seat, meld.tile, MeldKind.ADDED_KONG)
                 ):
                     actions.append(Action(ActionType.KONG, seat, meld.tile))
-        present = [i for i, c in enumerate(s.hand) if c]
-        discards = _discard_actions(seat)
-        actions.extend([discards[i] for i in present])
+        actions.extend(compress(_discard_actions(seat), s.hand))  # one per tile kind held
         if self.variant.may_declare_with_discard(self, seat):
-            for tile in (_TILES[i] for i in present):
+            for tile in list(compress(_TILES, s.hand)):
                 s.remove(tile)
                 ready = self.is_ready(seat)
                 s.add(tile)
@@ -380,7 +381,9 @@ class Round:
             ]
         if action.type is ActionType.WIN:
             return self._self_win(action.seat)
-        if self._self_win_possible(action.seat) and self.variant.self_draw_pass_locks:
+        if self._self_win_possible(action.seat) and self.variant.self_draw_pass_locks_for(
+            self, action.seat
+        ):
             self.seats[action.seat].win_lock = True
         if action.type is ActionType.KONG:
             assert action.tile is not None
@@ -424,7 +427,10 @@ class Round:
         ):
             return False
         if self.seats[seat].win_lock:
-            self.locked_chances.append(LockedChance(seat, tile, from_seat, source))
+            s = self.seats[seat]
+            self.locked_chances.append(
+                LockedChance(seat, tile, from_seat, source, tuple(s.concealed()), tuple(s.melds))
+            )
             return False
         return True
 
@@ -675,11 +681,11 @@ class Round:
         self._groups += 1
         any_discard = any(s.discards for s in self.seats)
         any_meld = any(s.melds for s in self.seats)
+        # 地胡 is a win on the dealer's first discard, even after a concealed kong of theirs.
         first_discard = (
             source is WinSource.DISCARD
             and from_seat == self.dealer
             and sum(s.discards for s in self.seats) == 1
-            and not any_meld
         )
         feeder = None
         if source is WinSource.SELF_DRAW and self._replacement and self._turn_kongs:

@@ -155,12 +155,18 @@ class Kong:
 
 @dataclass(frozen=True, slots=True)
 class LockedChance:
-    """A tile that would have completed a legal win for a seat under a pass lock (包牌)."""
+    """A tile that would have completed a legal win for a seat under a pass lock (包牌).
+
+    ``concealed`` and ``melds`` are the seat's tiles at that moment, without ``tile``, so
+    that a variant can price the hand the tile would have made.
+    """
 
     seat: int
     tile: Tile
     from_seat: int
     source: WinSource
+    concealed: tuple[Tile, ...] = ()
+    melds: tuple[Meld, ...] = ()
 
 
 @dataclass(slots=True)

@@ -68,6 +68,13 @@ class Variant(ABC):
         """Seats asked to declare ready before the dealer's first discard."""
         return []
 
+    def self_draw_pass_locks_for(self, rnd: Round, seat: int) -> bool:
+        """Whether ``seat`` declining a self-drawn win now sets the pass lock.
+
+        Defaults to :attr:`self_draw_pass_locks`; a variant may decide per seat.
+        """
+        return self.self_draw_pass_locks
+
     def may_declare_with_discard(self, rnd: Round, seat: int) -> bool:
         """Whether ``seat``'s discard now may carry a declaration of ready."""
         return False

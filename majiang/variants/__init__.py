@@ -26,8 +26,12 @@ def get_variant(variant_id: str) -> Variant:
 def _load_builtin() -> None:
     # Imported here, not at the top, so that variant modules may import the registry.
     from majiang.variants.basic import BasicVariant  # noqa: PLC0415
+    from majiang.variants.duyun import DuyunVariant  # noqa: PLC0415
+    from majiang.variants.zigong import ZigongVariant  # noqa: PLC0415
 
     register(BasicVariant())
+    register(DuyunVariant())
+    register(ZigongVariant())
 
 
 _load_builtin()

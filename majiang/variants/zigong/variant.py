@@ -1,0 +1,101 @@
+"""The 自贡麻将 variant: the hooks that plug the Z rulings into the generic round."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from majiang.actions import Event
+from majiang.settlement import Settlement
+from majiang.tiles import Tile
+from majiang.variant import Variant
+from majiang.variants.zigong import baogang
+from majiang.variants.zigong.settings import SCHEMA
+from majiang.variants.zigong.settle import settle
+
+if TYPE_CHECKING:
+    from majiang.round import Round
+
+__all__ = ["ZigongVariant"]
+
+_KINDS = tuple(Tile(i) for i in range(9, 27))
+
+
+class ZigongVariant(Variant):
+    """自贡麻将: 72 tiles, 血战 to the last player, 报叫/报杠, 呼叫转移 and 查叫."""
+
+    id = "zigong"
+    name = "自贡麻将"
+    schema = SCHEMA
+
+    win_lock_release = "discard"  # Z8: until the seat's next discard
+    self_draw_pass_locks = True  # Z8: passing a 自摸 locks too
+    win_lock_blocks_self_draw = True  # Z8: the lock also blocks 自摸
+    pung_lock_on_pass = True  # Z7: 过手碰
+
+    def tile_kinds(self, settings: Mapping[str, Any]) -> Sequence[Tile]:
+        """Z1: 条 and 筒 only, 72 tiles."""
+        return _KINDS
+
+    def setup(self, rnd: Round) -> list[Event]:
+        """Z13: take the 萝卜 tiles off the back of the wall and show them."""
+        tiles = tuple(rnd.wall.draw_back() for _ in range(int(rnd.settings["luobo"])))
+        rnd.extra["luobo"] = tiles
+        if not tiles:
+            return []
+        return [Event("luobo", data={"tiles": [t.code for t in tiles]})]
+
+    def public_info(self, rnd: Round) -> dict[str, Any]:
+        """Z13: the 萝卜 tiles, seen by everyone."""
+        return {"luobo": [t.code for t in rnd.extra.get("luobo", ())]}
+
+    def declare_window(self, rnd: Round) -> list[int]:
+        """Z19: ready non-dealers declare before the dealer's first discard."""
+        return baogang.declare_window(rnd)
+
+    def may_declare_with_discard(self, rnd: Round, seat: int) -> bool:
+        """Z19: the dealer declares with the first discard, if they have not konged."""
+        return baogang.may_declare_with_discard(rnd, seat)
+
+    def baogang_options(self, rnd: Round, seat: int, counts: Sequence[int]) -> list[Tile]:
+        """Z20: the 报杠 panel."""
+        return baogang.panel(rnd, seat, counts)
+
+    def validate_ticks(
+        self, rnd: Round, seat: int, ticks: tuple[Tile, ...] | None, counts: Sequence[int]
+    ) -> None:
+        """Z20: the refusals, with the seed's messages."""
+        baogang.validate_ticks(rnd, seat, ticks, counts)
+
+    def declared_kong(self, rnd: Round, seat: int, tile: Tile) -> bool:
+        """Z20/Z10: a ticked tile is konged, unticked never, and never from an empty wall."""
+        ticks = rnd.seats[seat].ticks
+        return ticks is not None and tile in ticks and rnd.wall.remaining > 0
+
+    def continues_after_win(self, rnd: Round) -> bool:
+        """Z4: 血战, play goes on to the last player."""
+        return True
+
+    def multi_use(self, rnd: Round) -> bool:
+        """Z21: setting ``multi_use``."""
+        return bool(rnd.settings["multi_use"])
+
+    def settle(self, rnd: Round) -> Settlement:
+        """Z11–Z18, Z21: the itemised settlement."""
+        return settle(rnd)
+
+    def next_dealer(self, rnd: Round) -> tuple[int, int]:
+        """Z5: the first winner; the discarder after 一炮多响, the robbed after 多人抢杠胡."""
+        if not rnd.wins:
+            return rnd.dealer, rnd.streak + 1
+        first = rnd.wins[0]
+        together = [w for w in rnd.wins if w.group == first.group]
+        dealer = first.seat if len(together) == 1 else first.from_seat
+        assert dealer is not None
+        return dealer, rnd.streak + 1 if dealer == rnd.dealer else 1
+
+    def first_dealer(self, settings: Mapping[str, Any], seed: str, opener: int) -> int:
+        """Z5: a seat drawn from the match seed (SHA-256 of ``seed + "/dealer"``)."""
+        digest = hashlib.sha256(f"{seed}/dealer".encode()).digest()
+        return int.from_bytes(digest[:8], "big") % self.players(settings)

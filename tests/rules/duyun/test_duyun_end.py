@@ -1,0 +1,210 @@
+"""都匀: 黄庄, settlement order and the result shown (D3, D4, D12, D21, D22, D23)."""
+
+from __future__ import annotations
+
+import pytest
+from duyun_support import deal, each_pays, exhaust, lines, play
+
+from majiang.actions import Action, ActionType
+
+
+def test_D3_last_tile_discard_cannot_be_claimed_and_D4_nobody_ready_keeps_dealer() -> None:
+    # the last wall tile is 9p (back); seat 2 draws it and discards it, seat 1 holds 99p.
+    rnd = deal(
+        ["1111s2468m3579p2s6s", "1357m3579s24899p", "24568m2468s1467p"],
+        back="9p",
+        streak=2,
+        fanji="off",
+    )
+    play(rnd, "0:discard:6s")
+    while rnd.wall.remaining:
+        exhaust_step(rnd)
+    assert rnd.turn == 2 and rnd.seats[2].drawn is not None and rnd.seats[2].drawn.code == "9p"
+    play(rnd, "2:discard:9p")
+    assert rnd.ended and rnd.end_reason == "exhausted"
+    assert not any(rnd.is_ready(s) for s in range(3))
+    assert lines(rnd) == []  # nobody ready: no 查叫; no 1s in any river
+    assert rnd.next_dealer() == (0, 3)
+
+
+def exhaust_step(rnd: object) -> None:
+    """One step of the pass-and-discard play used to reach the last tile."""
+    from majiang.round import Round
+
+    assert isinstance(rnd, Round)
+    seat = rnd.pending()[0]
+    if rnd.window is not None:
+        rnd.apply(Action(ActionType.PASS, seat))
+    else:
+        drawn = rnd.seats[seat].drawn
+        assert drawn is not None
+        rnd.apply(Action(ActionType.DISCARD, seat, drawn))
+
+
+# dealer: 小七对 waiting on 9s after discarding 6s; seat 1: 平胡 waiting on 5s; seat 2 not
+# ready, holding 1s and the other copies of both waits. Seat 2 draws and discards a 1s
+# (the table's first) and, in the second variant, a later one too.
+CHAJIAO = ["22m44m66m88m33p55p9s6s", "123m789m123p789p5s"]
+
+
+@pytest.mark.parametrize("first_chicken", ["hero", "charge"])
+def test_D21_exhausted_chajiao_and_first_yaoji(first_chicken: str) -> None:
+    rnd = deal([*CHAJIAO, "34m111s555s999s18p"], draws="2p1s", first_chicken=first_chicken)
+    play(rnd, "0:discard:6s")
+    exhaust(rnd)
+    name, value = ("英雄鸡", 3) if first_chicken == "hero" else ("冲锋鸡", 2)
+    assert sorted(lines(rnd)) == sorted(
+        [
+            (2, 0, "查叫", 10, "D21"),
+            (2, 1, "查叫", 1, "D21"),
+            (2, 0, name, value, "D21"),
+            (2, 1, name, value, "D21"),
+        ]
+    )
+    assert rnd.next_dealer() == (2, 1)  # D4: d ready, d-1 = seat 2 is the first not ready
+
+
+def test_D21_later_yaoji_discards_pay_one_each() -> None:
+    rnd = deal([*CHAJIAO, "34m11s555s999s168p"], draws="2p1s3m4p1s")
+    play(rnd, "0:discard:6s")
+    exhaust(rnd)
+    assert sorted(lines(rnd)) == sorted(
+        [
+            (2, 0, "查叫", 10, "D21"),
+            (2, 1, "查叫", 1, "D21"),
+            (2, 0, "英雄鸡", 3, "D21"),
+            (2, 1, "英雄鸡", 3, "D21"),
+            (2, 0, "幺鸡", 1, "D21"),
+            (2, 1, "幺鸡", 1, "D21"),
+        ]
+    )
+
+
+def test_D12_D21_no_dou_on_exhausted_hand() -> None:
+    # the dealer kongs 6m on its first turn (暗豆) and stays ready on 9s; no 豆 on 黄庄.
+    rnd = deal(
+        ["6666m234m456p789p9s", "123m789m123p789p5s", "34m111s555s999s18p"],
+        draws="2p1s",
+        back="7p",
+    )
+    play(rnd, "0:kong:6m", "0:discard:7p")
+    exhaust(rnd)
+    assert rnd.kongs and rnd.is_ready(0)
+    assert sorted(lines(rnd)) == sorted(
+        [
+            (2, 0, "查叫", 1, "D21"),
+            (2, 1, "查叫", 1, "D21"),
+            (2, 0, "英雄鸡", 3, "D21"),
+            (2, 1, "英雄鸡", 3, "D21"),
+        ]
+    )
+
+
+def test_D22_settlement_order_win_dou_ji() -> None:
+    rnd = deal(
+        ["123m456m789m234p5p1s", "111s234s567s789p5m", "456m345p678p22s77s", "3578m2468s2469p9s"],
+        draws="7s",
+        back="9m",
+        fanji="off",
+    )
+    play(rnd, "0:discard:1s", "1:kong", "1:discard:9m", "2:win")
+    assert lines(rnd) == [
+        (3, 2, "牌型:平胡", 1, "D6"),
+        (3, 2, "自摸", 1, "D10"),
+        (0, 2, "牌型:平胡", 1, "D6"),
+        (0, 2, "自摸", 1, "D10"),
+        (0, 2, "连庄", 1, "D10a"),
+        (1, 2, "牌型:平胡", 1, "D6"),
+        (1, 2, "自摸", 1, "D10"),
+        (0, 1, "明豆", 3, "D11"),
+        (2, 1, "幺鸡", 4, "D18"),
+        (3, 1, "幺鸡", 4, "D18"),
+        (0, 1, "责任鸡", 6, "D19"),
+    ]
+
+
+def test_D22_baopai_comes_last() -> None:
+    rnd = deal(
+        ["3455m78m2468s246p3s", "222m444m666m999s5p", "3579m3578s3679p9m"],
+        draws="9p5p5p5p",
+        fanji="off",
+    )
+    play(rnd, "0:discard:3s", "1:discard:9p", "2:discard:5p", "1:pass", "0:discard:5p", "1:win")
+    assert lines(rnd)[-2:] == [(1, 0, "包牌", 5, "D8"), (1, 2, "包牌", 5, "D8")]
+
+
+def test_D23_result_summary_and_players() -> None:
+    rnd = deal(
+        ["123m456m789m234p5p1s", "111s234s567s789p5m", "456m345p678p22s77s", "3578m2468s2469p9s"],
+        draws="7s6m",
+        back="9m",
+        base_stake=5,
+    )
+    play(rnd, "0:discard:1s", "1:kong", "1:discard:9m", "2:win")
+    result = rnd.settlement()
+    assert dict(result.summary) == {
+        "result": "胡",
+        "dealer": 0,
+        "streak": 1,
+        "fanji": "6m",
+        "jin_ji": False,
+        "chicken_tiles": ["7m", "1s"],
+        "base_stake": 5,
+        "void": [],
+    }
+    # 7m chickens: dealer 1 (789m), seat 3 1 (not ready: turned chickens cost nothing)
+    assert sorted(lines(rnd)) == sorted(
+        each_pays([3, 1], 2, ("牌型:平胡", 1, "D6"), ("自摸", 1, "D10"))
+        + each_pays([0], 2, ("牌型:平胡", 1, "D6"), ("自摸", 1, "D10"), ("连庄", 1, "D10a"))
+        + [(0, 1, "明豆", 3, "D11"), (0, 1, "责任鸡", 6, "D19")]
+        + each_pays([2, 3], 1, ("幺鸡", 4, "D18"))
+        + each_pays([1, 2, 3], 0, ("翻牌鸡", 1, "D18"))
+    )
+    totals = list(result.totals)
+    assert [dict(p) for p in result.players] == [
+        {
+            "seat": 0,
+            "ready": True,
+            "won": False,
+            "winning_tile": None,
+            "pattern": None,
+            "ji": {"翻牌鸡": 1},
+            "dou": {},
+            "total": totals[0],
+            "stake_total": 5 * totals[0],
+        },
+        {
+            "seat": 1,
+            "ready": True,
+            "won": False,
+            "winning_tile": None,
+            "pattern": None,
+            "ji": {"幺鸡": 4, "责任鸡": 1},
+            "dou": {"明豆": 1},
+            "total": totals[1],
+            "stake_total": 5 * totals[1],
+        },
+        {
+            "seat": 2,
+            "ready": True,
+            "won": True,
+            "winning_tile": "7s",
+            "pattern": "平胡",
+            "ji": {},
+            "dou": {},
+            "total": totals[2],
+            "stake_total": 5 * totals[2],
+        },
+        {
+            "seat": 3,
+            "ready": False,
+            "won": False,
+            "winning_tile": None,
+            "pattern": None,
+            "ji": {"翻牌鸡": 1},
+            "dou": {},
+            "total": totals[3],
+            "stake_total": 5 * totals[3],
+        },
+    ]
+    assert totals == [-6 + 3 - 3 - 6 + 3, 3 + 6 + 8 - 2 - 1, 7 - 4 - 1, -2 - 4 - 1]

@@ -1,0 +1,115 @@
+"""Tiles and deal (Z1), actions (Z2), claims (Z3), 血战 (Z4), dealer (Z5), timeouts (Z6)."""
+
+from __future__ import annotations
+
+import pytest
+from zigong_support import ZIGONG, A, B, C, act, deal, lines, play_out
+
+from majiang.actions import Action, ActionType
+from majiang.match import Match
+from majiang.round import Round
+from majiang.state import Phase
+from majiang.tiles import Tile
+
+THREE_WAY = [
+    "5p36p2233p678s44p4s1s",
+    "55p1p7p8p9s5s6s7s3p6p9p1s",
+    "123s456s789s46p99p",
+    "123s456s789s46p88p",
+]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_Z1_72_tiles_dealer_14_others_13(players: int) -> None:
+    """72 tiles of 条 and 筒; the dealer holds 14, the others 13; no 万 in the wall."""
+    rnd, _ = Round.deal(ZIGONG, {"players": players}, dealer=1, seed="z1")
+    assert len(rnd.wall.tiles) == 72
+    assert all(t >= Tile.S1 for t in rnd.wall.tiles)
+    assert [sum(s.hand) for s in rnd.seats] == [14 if i == 1 else 13 for i in range(players)]
+    assert rnd.wall.remaining == 72 - 13 * players - 1
+    with pytest.raises(ValueError):
+        deal(["1m" + A[:-3], B, C][:players])
+
+
+def test_Z2_no_chow() -> None:
+    """Seat 1 holds 46p: the dealer's 5p opens no window for it (there is no 吃)."""
+    rnd = deal(["124578s12478p5p3p6s", "46p1235689s1378p"])
+    act(rnd, "0 discard 5p")
+    assert rnd.window is None and rnd.turn == 1
+    play_out(rnd)
+    assert lines(rnd) == []
+
+
+def test_Z3_multi_win_waits_for_every_seat_and_Z4_Z5() -> None:
+    """Seat 1 may 碰 the 5p, seats 2 and 3 may 胡 it. Seat 1 chooses first, then seat 2: the
+    window stays open (they see "waiting") until seat 3 decides. 胡 beats 碰: 一炮多响.
+
+    Z4: the next to draw is the first seat after the discarder that is neither it nor a
+    winner (seat 1). Z5: after 一炮多响 the discarder deals next.
+    """
+    rnd = deal(THREE_WAY, tiandihu=False)
+    act(rnd, "2 pass; 3 pass; 0 discard 5p")
+    assert rnd.pending() == (1, 2, 3)
+    act(rnd, "1 pung 5p")
+    assert rnd.pending() == (2, 3) and rnd.phase is Phase.CLAIM
+    assert rnd.observation(1)["waiting"] is True and rnd.observation(1)["me"]["legal"] == []
+    act(rnd, "2 win")
+    assert rnd.pending() == (3,) and rnd.wins == []
+    act(rnd, "3 win")
+    assert [w.seat for w in rnd.wins] == [2, 3]
+    assert rnd.seats[1].melds == [] and rnd.turn == 1 and rnd.seats[1].drawn is not None
+    play_out(rnd)
+    assert lines(rnd) == [(0, 2, "牌型:平胡", 1, "Z11"), (0, 3, "牌型:平胡", 1, "Z11")]
+    assert rnd.next_dealer() == (0, 2)
+
+
+def test_Z4_single_win_next_drawer_and_Z5_winner_deals() -> None:
+    """Seat 2 alone wins the dealer's 5p: seat 3 (the first after the winner) draws next;
+    the hand goes on (血战) and the winner deals the next hand."""
+    rnd = deal(THREE_WAY, tiandihu=False)
+    act(rnd, "2 pass; 3 pass; 0 discard 5p; 1 pass; 2 win; 3 pass")
+    assert rnd.turn == 3 and not rnd.ended
+    play_out(rnd)
+    # Seat 3 stays ready on 5p: the two seats not ready 查叫 it at exhaustion (Z16).
+    assert lines(rnd) == [
+        (0, 2, "牌型:平胡", 1, "Z11"),
+        (0, 3, "查叫", 1, "Z16"),
+        (1, 3, "查叫", 1, "Z16"),
+    ]
+    assert rnd.next_dealer() == (2, 1)
+
+
+def test_Z4_two_players_end_at_first_win() -> None:
+    """A 2-player hand ends at the first win."""
+    rnd = deal(["5p12458s12478p9s3s3p", "123s456s789s46p99p"])
+    act(rnd, "1 pass; 0 discard 5p; 1 win")
+    assert rnd.ended and rnd.end_reason == "win"
+    assert lines(rnd) == [(0, 1, "牌型:地胡", 16, "Z11")]
+
+
+def test_Z5_first_dealer_from_seed_and_no_winner_stays() -> None:
+    """The first dealer is drawn from the match seed, the same every time; with no winner the
+    dealer stays."""
+    dealers = {Match.start(ZIGONG, {}, seed=f"s{i}").dealer for i in range(40)}
+    assert dealers == {0, 1, 2, 3}
+    assert Match.start(ZIGONG, {}, seed="abc").dealer == Match.start(ZIGONG, {}, seed="abc").dealer
+    rnd = deal(["124578s12457p36p6s", B, C, "1357s1357p36699p"], dealer=0, streak=2)
+    play_out(rnd)
+    assert lines(rnd) == []
+    assert rnd.next_dealer() == (0, 3)
+
+
+def test_Z6_timeouts() -> None:
+    """An offered win is taken (``timeout_takes_win``) or passed; on a turn the drawn tile,
+    or the rightmost tile (条 before 筒), is discarded."""
+    for takes, expected in ((True, ActionType.WIN), (False, ActionType.PASS)):
+        rnd = deal(THREE_WAY, tiandihu=False, timeout_takes_win=takes)
+        assert rnd.timeout_action(2) == Action(ActionType.PASS, 2)  # no 报叫 on a timeout
+        act(rnd, "2 pass; 3 pass")
+        assert rnd.timeout_action(0) == Action(ActionType.DISCARD, 0, Tile.P6)
+        act(rnd, "0 discard 5p")
+        assert rnd.timeout_action(2) == Action(expected, 2)
+    act(rnd, "1 pass; 2 pass; 3 pass")
+    assert rnd.timeout_action(1) == Action(ActionType.DISCARD, 1, rnd.seats[1].drawn)
+    play_out(rnd)
+    assert lines(rnd) == [(p, r, "查叫", 1, "Z16") for p in (0, 1) for r in (2, 3)]
