@@ -57,6 +57,10 @@ def load_round(data: Mapping[str, Any]) -> Round:
     wall_text = data.get("wall")
     if (seed is None) == (wall_text is None):
         raise RecordError("a record needs exactly one of 'seed' and 'wall'")
+    if seed is not None and not isinstance(seed, str):
+        raise RecordError(f"'seed' must be a string, got {seed!r}")
+    if wall_text is not None and not isinstance(wall_text, str):
+        raise RecordError(f"'wall' must be a string of tiles, got {wall_text!r}")
     try:
         wall = parse_tiles(wall_text) if wall_text is not None else None
         dealer = data.get("dealer", 0)
@@ -68,7 +72,7 @@ def load_round(data: Mapping[str, Any]) -> Round:
             data.get("settings") or {},
             dealer=dealer,
             streak=streak,
-            seed=str(seed) if seed is not None else None,
+            seed=seed,
             wall=wall,
         )
     except SettingsError as exc:

@@ -734,9 +734,10 @@ class Round:
                     },
                 )
             )
-        still = [s for s in range(self.players) if not self.seats[s].won]
-        if not self.variant.continues_after_win(self) or len(still) <= 1:
-            events.extend(self._end("win" if still else "last_player"))
+        if not self.variant.continues_after_win(self):
+            events.extend(self._end("win"))
+        elif sum(not s.won for s in self.seats) <= 1:
+            events.extend(self._end("last_player"))
         return events
 
     def _end(self, reason: str) -> list[Event]:

@@ -113,6 +113,7 @@ def test_bad_actions_are_reported_with_their_index(change: Any, index: int, mess
         ({"seed": None}, "exactly one of 'seed' and 'wall'"),
         ({"settings": {"players": 5}}, "bad settings"),
         ({"dealer": "0"}, "dealer and streak must be integers"),
+        ({"seed": 5}, "'seed' must be a string, got 5"),
     ],
 )
 def test_bad_record_headers(changes: dict[str, Any], message: str) -> None:

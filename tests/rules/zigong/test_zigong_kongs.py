@@ -147,7 +147,7 @@ def test_Z15_two_winners_void_the_kong_money() -> None:
     """Two seats win the discard after the kong: that kong money is void (seed 特殊规则 2)."""
     rnd = deal([HUJIAO_DEALER, HUJIAO_WINNER, "123s456s789s46p88p"], back="6s", tiandihu=False)
     act(rnd, "1 pass; 2 pass; 0 kong 3p; 0 discard 5p; 1 win; 2 win")
-    assert rnd.end_reason == "win"
+    assert rnd.end_reason == "last_player"
     assert lines(rnd) == [
         (0, 1, "牌型:平胡", 2, "Z11"),
         (0, 2, "牌型:平胡", 2, "Z11"),

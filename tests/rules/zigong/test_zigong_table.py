@@ -83,7 +83,7 @@ def test_Z4_two_players_end_at_first_win() -> None:
     """A 2-player hand ends at the first win."""
     rnd = deal(["5p12458s12478p9s3s3p", "123s456s789s46p99p"])
     act(rnd, "1 pass; 0 discard 5p; 1 win")
-    assert rnd.ended and rnd.end_reason == "win"
+    assert rnd.ended and rnd.end_reason == "last_player"
     assert lines(rnd) == [(0, 1, "牌型:地胡", 16, "Z11")]
 
 
