@@ -10,8 +10,10 @@ Environment variables:
     SECURE_SSL_REDIRECT, SECURE_HSTS_SECONDS.
 """
 
+import os
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import environ
 
@@ -47,6 +49,7 @@ INSTALLED_APPS = [
     "apps.clubs",
     "apps.matches",
     "apps.ledgers",
+    "apps.table",
 ]
 
 MIDDLEWARE = [
@@ -83,6 +86,16 @@ DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
 }
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Writers queue up (BEGIN IMMEDIATE) instead of failing: SQLite's stand-in for the
+    # select_for_update that serialises a match's actions on PostgreSQL. The test database
+    # is a file so that Celery and daphne subprocesses started by tests can open it.
+    DATABASES["default"]["OPTIONS"] = {"transaction_mode": "IMMEDIATE", "timeout": 20}
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-{os.getpid()}.sqlite3")}
+else:
+    # One test database per test run (process), so concurrent runs on one server never
+    # collide (pytest-xdist appends its worker suffix to this name).
+    DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "accounts.User"
@@ -126,14 +139,37 @@ REDIS_URL = env("REDIS_URL", default=EMBEDDED_REDIS_URL)
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [REDIS_URL]},
+        # redis-py caps an async pool at 100 connections by default; every open socket
+        # holds one for its receive loop, so a busy daphne process needs far more.
+        "CONFIG": {
+            "hosts": [
+                {
+                    "address": REDIS_URL,
+                    "max_connections": env.int("REDIS_MAX_CONNECTIONS", default=2000),
+                    # redis-py >= 8 defaults socket_timeout to 5 s, the same as the layer's
+                    # 5 s BZPOPMIN: an idle connection's receive then times out and the
+                    # consumer dies. Allow the blocking read plus margin.
+                    "socket_timeout": 15,
+                }
+            ]
+        },
     },
+}
+# One cache for every process (the registration rate limit must be global). It lives in
+# its own Redis database: clearing a Redis cache flushes the whole database, which must
+# never take the channel layer or the Celery queues with it.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": env("CACHE_URL", default=urlunsplit(urlsplit(REDIS_URL)._replace(path="/1"))),
+    }
 }
 CELERY_BROKER_URL = REDIS_URL
 CELERY_RESULT_BACKEND = REDIS_URL
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_TRACK_STARTED = True
+CELERY_TASK_DEFAULT_QUEUE = env("CELERY_QUEUE", default="celery")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -12,6 +12,16 @@ from apps.core.embedded_redis import embedded_redis
 from config.celery import app as celery_app
 
 
+@pytest.fixture(scope="session", autouse=True)
+def local_cache() -> Iterator[None]:
+    """Tests use a per-process cache: the Redis one is configuration, and its ``clear()``
+    would flush a database that the test Redis may share."""
+    with override_settings(
+        CACHES={"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    ):
+        yield
+
+
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """URL of a live Redis: ``REDIS_URL`` if set, else an embedded server for the session.
@@ -23,7 +33,9 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         return
     with embedded_redis(tmp_path_factory.mktemp("redis")) as url:
         layers = copy.deepcopy(settings.CHANNEL_LAYERS)
-        layers["default"]["CONFIG"]["hosts"] = [url]
+        hosts = layers["default"]["CONFIG"]["hosts"]
+        # Keep the host's options (socket_timeout, max_connections); change the address.
+        hosts[0] = {**hosts[0], "address": url} if isinstance(hosts[0], dict) else url
         with override_settings(
             REDIS_URL=url, CHANNEL_LAYERS=layers, CELERY_BROKER_URL=url, CELERY_RESULT_BACKEND=url
         ):

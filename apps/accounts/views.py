@@ -1,20 +1,70 @@
+"""Account pages: register, log in and out, change password, profile."""
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import login
-from django.http import HttpResponse
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
 from django.views.generic import CreateView
 
-from .forms import RegisterForm
+from apps.clubs.selectors import club_list_for_user
+
+from .forms import ProfileForm, RegisterForm
+from .ratelimit import client_ip, rate_limit_exceeded
+
+REGISTER_LIMIT = 10
+"""Registration attempts allowed per client IP per window (setting
+``REGISTRATION_RATE_LIMIT`` overrides it)."""
+REGISTER_WINDOW_SECONDS = 3600
+HTTP_TOO_MANY_REQUESTS = 429
 
 
 class RegisterView(CreateView):
-    """Create an account and log the new player straight in."""
+    """Create an account and log the new player straight in. Attempts are rate-limited
+    per client IP."""
 
     form_class = RegisterForm
-    template_name = "registration/register.html"
+    template_name = "accounts/register.html"
     success_url = reverse_lazy("home")
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        """Refuse with 429 when this IP has tried to register too often."""
+        if rate_limit_exceeded(
+            scope="register",
+            key=client_ip(request),
+            limit=getattr(settings, "REGISTRATION_RATE_LIMIT", REGISTER_LIMIT),
+            window_seconds=REGISTER_WINDOW_SECONDS,
+        ):
+            return render(
+                request,
+                "accounts/rate_limited.html",
+                {"message": "注册尝试过于频繁，请一小时后再试"},
+                status=HTTP_TOO_MANY_REQUESTS,
+            )
+        return super().post(request, *args, **kwargs)
 
     def form_valid(self, form: RegisterForm) -> HttpResponse:
         """Save the user, then start their session."""
         response = super().form_valid(form)
         login(self.request, self.object, backend="django.contrib.auth.backends.ModelBackend")
         return response
+
+
+@login_required
+def profile(request: HttpRequest) -> HttpResponse:
+    """The player's profile: display name and clubs."""
+    form = ProfileForm(request.POST or None, instance=request.user)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, "资料已保存")
+        return redirect("profile")
+    return render(
+        request,
+        "accounts/profile.html",
+        {"form": form, "clubs": club_list_for_user(user=request.user)},
+        status=400 if form.errors else 200,
+    )

@@ -45,21 +45,19 @@ class Membership(models.Model):
         MEMBER = "member", "成员"
 
     club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="memberships")
-    user = models.ForeignKey(
-        USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
-    )
+    user = models.ForeignKey(USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField("角色", max_length=8, choices=Role.choices, default=Role.MEMBER)
     joined_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         verbose_name = "成员"
         verbose_name_plural = "成员"
-        constraints = [
+        constraints = (
             models.UniqueConstraint(fields=["club", "user"], name="one_membership_per_user"),
             models.UniqueConstraint(
                 fields=["club"], condition=Q(role="owner"), name="one_owner_per_club"
             ),
-        ]
+        )
 
     def __str__(self) -> str:
         return f"{self.user} @ {self.club} ({self.get_role_display()})"
@@ -75,9 +73,7 @@ class JoinRequest(models.Model):
         CANCELLED = "cancelled", "已撤回"
 
     club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="join_requests")
-    user = models.ForeignKey(
-        USER_MODEL, on_delete=models.CASCADE, related_name="join_requests"
-    )
+    user = models.ForeignKey(USER_MODEL, on_delete=models.CASCADE, related_name="join_requests")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     message = models.CharField("留言", max_length=100, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -93,13 +89,13 @@ class JoinRequest(models.Model):
     class Meta:
         verbose_name = "入圈申请"
         verbose_name_plural = "入圈申请"
-        constraints = [
+        constraints = (
             models.UniqueConstraint(
                 fields=["club", "user"],
                 condition=Q(status="pending"),
                 name="one_pending_request_per_user",
             ),
-        ]
+        )
 
     def __str__(self) -> str:
         return f"{self.user} → {self.club} ({self.get_status_display()})"
@@ -120,9 +116,9 @@ class RuleTemplate(models.Model):
     class Meta:
         verbose_name = "规则模板"
         verbose_name_plural = "规则模板"
-        constraints = [
+        constraints = (
             models.UniqueConstraint(fields=["club", "name"], name="unique_template_name"),
-        ]
+        )
 
     def __str__(self) -> str:
         return f"{self.club.name} / {self.name}"
@@ -184,20 +180,18 @@ class RoomSeat(models.Model):
 
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="seats")
     seat = models.PositiveSmallIntegerField("座位")
-    user = models.ForeignKey(
-        USER_MODEL, on_delete=models.CASCADE, related_name="room_seats"
-    )
+    user = models.ForeignKey(USER_MODEL, on_delete=models.CASCADE, related_name="room_seats")
     ready = models.BooleanField("已准备", default=False)
     joined_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         verbose_name = "座位"
         verbose_name_plural = "座位"
-        ordering = ["seat"]
-        constraints = [
+        ordering = ["seat"]  # noqa: RUF012  (a list, as in migration 0001)
+        constraints = (
             models.UniqueConstraint(fields=["room", "seat"], name="one_user_per_seat"),
             models.UniqueConstraint(fields=["room", "user"], name="one_seat_per_user"),
-        ]
+        )
 
     def __str__(self) -> str:
         return f"{self.room.code} #{self.seat}: {self.user}"

@@ -8,3 +8,7 @@ class LedgersConfig(AppConfig):
     label = "ledgers"
     verbose_name = "账本"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        """Connect the receivers that post settled hands and finished matches."""
+        from . import receivers  # noqa: F401, PLC0415  (connects on import)

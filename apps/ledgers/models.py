@@ -1,1 +1,247 @@
-"""Database models of the ledgers app; none yet."""
+"""The ledger: append-only rows that say who paid whom, for what, by which ruling.
+
+Three kinds of rows, all append-only (:class:`AppendOnlyModel`):
+
+- :class:`LedgerEntry`: one payment. Either a settlement line of a hand (``kind=settlement``,
+  unique per ``(hand, line_no)``), or an owner's correction (``kind=adjustment``, with a
+  required reason). Amount = points × the match's base stake.
+- :class:`HandResult`: one seat's net result of a settled hand (and whether it won the hand).
+- :class:`MatchResult`: one seat's net result of a finished match (and 大赢家).
+
+Every row carries ``signature``: an HMAC (keyed by ``SECRET_KEY``) of its content, so that
+``manage.py ledger_verify`` finds a row changed behind the ORM's back. The ORM refuses
+updates and deletes; the admin is read-only; database triggers (migration 0002) refuse
+``UPDATE`` and ``DELETE`` on SQLite and PostgreSQL alike.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from django.conf import settings as django_settings
+from django.db import models
+from django.db.models import F, Q
+from django.utils.crypto import constant_time_compare, salted_hmac
+
+USER_MODEL = django_settings.AUTH_USER_MODEL
+SIGNATURE_SALT = "apps.ledgers.row"
+
+
+class AppendOnlyError(Exception):
+    """An attempt to change or delete a ledger row."""
+
+
+class AppendOnlyQuerySet(models.QuerySet[Any]):
+    """A queryset that can read and insert, never update or delete."""
+
+    def update(self, **kwargs: Any) -> int:
+        """Refused: ledger rows never change."""
+        raise AppendOnlyError("账本记录不可修改")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        """Refused: ledger rows are never deleted."""
+        raise AppendOnlyError("账本记录不可删除")
+
+    def bulk_update(self, objs: Any, fields: Any, batch_size: int | None = None) -> int:
+        """Refused: ledger rows never change."""
+        raise AppendOnlyError("账本记录不可修改")
+
+    def update_or_create(self, *args: Any, **kwargs: Any) -> Any:
+        """Refused: ledger rows never change."""
+        raise AppendOnlyError("账本记录不可修改")
+
+
+class AppendOnlyModel(models.Model):
+    """A row that is written once, signed, and then only read."""
+
+    signature = models.CharField("签名", max_length=64, editable=False)
+    created_at = models.DateTimeField("写入时间", auto_now_add=True)
+
+    objects = AppendOnlyQuerySet.as_manager()
+    SIGNED_FIELDS: ClassVar[tuple[str, ...]] = ()
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Insert a new row (signed); refuse to save one that already exists."""
+        if not self._state.adding:
+            raise AppendOnlyError("账本记录不可修改")
+        self.signature = self.compute_signature()
+        kwargs["force_insert"] = True
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        """Refused: ledger rows are never deleted."""
+        raise AppendOnlyError("账本记录不可删除")
+
+    def signed_content(self) -> str:
+        """The canonical text the signature covers."""
+        values = {name: _plain(getattr(self, _attname(self, name))) for name in self.SIGNED_FIELDS}
+        return json.dumps(values, sort_keys=True, ensure_ascii=False)
+
+    def compute_signature(self) -> str:
+        """HMAC-SHA256 of :meth:`signed_content`, keyed by ``SECRET_KEY``."""
+        return salted_hmac(
+            SIGNATURE_SALT, self.signed_content(), algorithm="sha256"
+        ).hexdigest()
+
+    def signature_valid(self) -> bool:
+        """Whether the stored signature matches the row's content."""
+        return constant_time_compare(self.signature, self.compute_signature())
+
+
+def _attname(obj: models.Model, name: str) -> str:
+    field = obj._meta.get_field(name)
+    return str(getattr(field, "attname", name))
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-stable form of a field value (times as ISO text in UTC)."""
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).isoformat()
+    return value
+
+
+class LedgerEntry(AppendOnlyModel):
+    """One payment on a club's ledger: ``payer`` pays ``payee`` ``amount``."""
+
+    class Kind(models.TextChoices):
+        SETTLEMENT = "settlement", "结算"
+        ADJUSTMENT = "adjustment", "调账"
+
+    kind = models.CharField("类型", max_length=10, choices=Kind.choices)
+    club = models.ForeignKey("clubs.Club", on_delete=models.PROTECT, related_name="+")
+    room = models.ForeignKey("clubs.Room", on_delete=models.PROTECT, related_name="+")
+    match = models.ForeignKey("matches.Match", on_delete=models.PROTECT, related_name="+")
+    hand = models.ForeignKey(
+        "matches.Hand", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    line_no = models.PositiveSmallIntegerField("行号", null=True, blank=True)
+    variant = models.CharField("玩法", max_length=20)
+    payer = models.ForeignKey(USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    payee = models.ForeignKey(USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    payer_seat = models.PositiveSmallIntegerField("付方座位")
+    payee_seat = models.PositiveSmallIntegerField("收方座位")
+    category = models.CharField("项目", max_length=60)
+    points = models.IntegerField("分数")
+    base_stake = models.PositiveIntegerField("底注")
+    amount = models.IntegerField("金额", help_text="分数 × 底注")
+    ruling = models.CharField("规则编号", max_length=20, blank=True)
+    note = models.CharField("说明", max_length=200, blank=True)
+    reason = models.CharField("调账原因", max_length=200, blank=True)
+    corrects = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="corrections"
+    )
+    created_by = models.ForeignKey(
+        USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    occurred_at = models.DateTimeField("时间", help_text="局终时间，调账为调账时间")
+
+    SIGNED_FIELDS = (
+        "kind", "club", "room", "match", "hand", "line_no", "variant", "payer", "payee",
+        "payer_seat", "payee_seat", "category", "points", "base_stake", "amount", "ruling",
+        "note", "reason", "corrects", "created_by", "occurred_at",
+    )
+
+    class Meta:
+        verbose_name = "账本记录"
+        verbose_name_plural = "账本记录"
+        ordering = ("occurred_at", "pk")
+        indexes = (
+            models.Index(fields=["club", "occurred_at"]),
+            models.Index(fields=["match", "hand", "line_no"]),
+        )
+        constraints = (
+            models.UniqueConstraint(
+                fields=["hand", "line_no"], name="ledger_one_row_per_settlement_line"
+            ),
+            models.CheckConstraint(
+                condition=Q(amount=F("points") * F("base_stake")),
+                name="ledger_amount_is_points_x_stake",
+            ),
+            models.CheckConstraint(condition=Q(points__gt=0), name="ledger_points_positive"),
+            models.CheckConstraint(
+                condition=~Q(payer=F("payee")), name="ledger_payer_is_not_payee"
+            ),
+            models.CheckConstraint(
+                condition=(
+                    Q(kind="settlement", hand__isnull=False, line_no__isnull=False)
+                    | (Q(kind="adjustment", line_no__isnull=True, created_by__isnull=False)
+                       & ~Q(reason=""))
+                ),
+                name="ledger_kind_fields",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.category}: {self.payer_seat}→{self.payee_seat} {self.points}分"
+
+
+class HandResult(AppendOnlyModel):
+    """One seat's net result of a settled hand."""
+
+    club = models.ForeignKey("clubs.Club", on_delete=models.PROTECT, related_name="+")
+    room = models.ForeignKey("clubs.Room", on_delete=models.PROTECT, related_name="+")
+    match = models.ForeignKey("matches.Match", on_delete=models.PROTECT, related_name="+")
+    hand = models.ForeignKey("matches.Hand", on_delete=models.PROTECT, related_name="+")
+    variant = models.CharField("玩法", max_length=20)
+    user = models.ForeignKey(USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    seat = models.PositiveSmallIntegerField("座位")
+    points = models.IntegerField("得分")
+    amount = models.IntegerField("金额")
+    won = models.BooleanField("胡牌")
+    occurred_at = models.DateTimeField("时间")
+
+    SIGNED_FIELDS = (
+        "club", "room", "match", "hand", "variant", "user", "seat", "points", "amount", "won",
+        "occurred_at",
+    )
+
+    class Meta:
+        verbose_name = "每局成绩"
+        verbose_name_plural = "每局成绩"
+        ordering = ("occurred_at", "pk")
+        indexes = (models.Index(fields=["club", "occurred_at"]),)
+        constraints = (
+            models.UniqueConstraint(fields=["hand", "seat"], name="ledger_one_result_per_seat"),
+        )
+
+    def __str__(self) -> str:
+        return f"hand #{self.hand_id} seat {self.seat}: {self.points}"
+
+
+class MatchResult(AppendOnlyModel):
+    """One seat's net result of a finished (or dissolved) match."""
+
+    club = models.ForeignKey("clubs.Club", on_delete=models.PROTECT, related_name="+")
+    room = models.ForeignKey("clubs.Room", on_delete=models.PROTECT, related_name="+")
+    match = models.ForeignKey("matches.Match", on_delete=models.PROTECT, related_name="+")
+    variant = models.CharField("玩法", max_length=20)
+    user = models.ForeignKey(USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    seat = models.PositiveSmallIntegerField("座位")
+    points = models.IntegerField("得分")
+    amount = models.IntegerField("金额")
+    hands_played = models.PositiveSmallIntegerField("局数")
+    big_winner = models.BooleanField("大赢家")
+    occurred_at = models.DateTimeField("时间")
+
+    SIGNED_FIELDS = (
+        "club", "room", "match", "variant", "user", "seat", "points", "amount", "hands_played",
+        "big_winner", "occurred_at",
+    )
+
+    class Meta:
+        verbose_name = "每场成绩"
+        verbose_name_plural = "每场成绩"
+        ordering = ("occurred_at", "pk")
+        constraints = (
+            models.UniqueConstraint(
+                fields=["match", "seat"], name="ledger_one_match_result_per_seat"
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"match #{self.match_id} seat {self.seat}: {self.points}"

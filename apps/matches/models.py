@@ -1,1 +1,148 @@
-"""Database models of the matches app; none yet."""
+"""Matches: a room's sequence of hands, and the append-only event log that drives them.
+
+The log (:class:`MatchEvent`) is the source of truth. A hand's state is rebuilt by dealing it
+from its seed and applying the hand's logged actions in order; :attr:`Match.version` is the
+sequence number of the last log entry and only ever grows, under ``select_for_update``.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings as django_settings
+from django.db import models
+
+USER_MODEL = django_settings.AUTH_USER_MODEL
+
+
+class Match(models.Model):
+    """One match at a room's table: ``hands_total`` hands with the room's frozen settings."""
+
+    class Status(models.TextChoices):
+        PLAYING = "playing", "对局中"
+        FINISHED = "finished", "已结束"
+        DISSOLVED = "dissolved", "已解散"
+
+    class Stage(models.TextChoices):
+        HAND = "hand", "牌局进行中"
+        BETWEEN = "between", "局间结算"
+        OVER = "over", "全场结束"
+
+    room = models.ForeignKey("clubs.Room", on_delete=models.PROTECT, related_name="matches")
+    club = models.ForeignKey("clubs.Club", on_delete=models.PROTECT, related_name="matches")
+    variant = models.CharField("玩法", max_length=20)
+    settings = models.JSONField("规则设置", help_text="开局时冻结的房间设置")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
+    stage = models.CharField(max_length=8, choices=Stage.choices, default=Stage.HAND)
+    hands_total = models.PositiveSmallIntegerField("总局数")
+    hands_played = models.PositiveSmallIntegerField("已完成局数", default=0)
+    dealer = models.PositiveSmallIntegerField("下一局庄家", default=0)
+    streak = models.PositiveSmallIntegerField("下一局连庄数", default=1)
+    totals = models.JSONField("累计得分", default=list)
+    version = models.BigIntegerField("版本", default=0, help_text="最后一条日志的序号")
+    decision_version = models.BigIntegerField(
+        default=0, help_text="当前决策点开始时的版本；更早的版本发来的操作已过期"
+    )
+    changed_at = models.DateTimeField(auto_now_add=True, help_text="最后一次状态变化的时间")
+    deadline = models.DateTimeField(null=True, blank=True, help_text="当前决策点的截止时间")
+    ready_seats = models.JSONField(default=list, help_text="局间已准备的座位")
+    dissolve_vote = models.JSONField(
+        null=True, blank=True, help_text="进行中的解散投票: proposer, votes, deadline(ms)"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "对局"
+        verbose_name_plural = "对局"
+        indexes = (models.Index(fields=["room", "-created_at"]),)
+
+    def __str__(self) -> str:
+        return f"match #{self.pk} ({self.variant}, v{self.version})"
+
+
+class MatchPlayer(models.Model):
+    """A seat of a match: who sits there, and its timeout / 托管 state."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="players")
+    seat = models.PositiveSmallIntegerField("座位")
+    user = models.ForeignKey(USER_MODEL, on_delete=models.PROTECT, related_name="match_seats")
+    consecutive_timeouts = models.PositiveSmallIntegerField("连续超时次数", default=0)
+    auto_play = models.BooleanField("托管", default=False)
+
+    class Meta:
+        verbose_name = "对局玩家"
+        verbose_name_plural = "对局玩家"
+        ordering = ("seat",)
+        constraints = (
+            models.UniqueConstraint(fields=["match", "seat"], name="one_player_per_match_seat"),
+            models.UniqueConstraint(fields=["match", "user"], name="one_seat_per_match_user"),
+        )
+
+    def __str__(self) -> str:
+        return f"match #{self.match_id} seat {self.seat}: {self.user_id}"
+
+
+class Hand(models.Model):
+    """One hand of a match, with its fair-shuffle commitment.
+
+    ``commitment`` = sha256(salt + seed) is published when the hand is dealt; ``seed`` stays
+    secret until the hand ends, when it is revealed so anyone can check the wall.
+    """
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="hands")
+    number = models.PositiveSmallIntegerField("局序", help_text="从 1 开始")
+    dealer = models.PositiveSmallIntegerField("庄家")
+    streak = models.PositiveSmallIntegerField("连庄数", default=1)
+    seed = models.CharField(max_length=64)
+    salt = models.CharField(max_length=64)
+    commitment = models.CharField(max_length=64)
+    started_at = models.DateTimeField(auto_now_add=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    settlement = models.JSONField(null=True, blank=True)
+    record = models.JSONField(null=True, blank=True, help_text="majiang-record/1, 局终写入")
+
+    class Meta:
+        verbose_name = "牌局"
+        verbose_name_plural = "牌局"
+        ordering = ("number",)
+        constraints = (
+            models.UniqueConstraint(fields=["match", "number"], name="unique_hand_number"),
+        )
+
+    def __str__(self) -> str:
+        return f"match #{self.match_id} hand {self.number}"
+
+
+class MatchEvent(models.Model):
+    """One entry of a match's append-only log.
+
+    ``payload`` holds the action (if any) and every event it produced, in full (private
+    tiles included): the server filters them per viewer when sending.
+    """
+
+    class Kind(models.TextChoices):
+        DEAL = "deal", "发牌"
+        ACTION = "action", "操作"
+        HAND_END = "hand_end", "局终结算"
+        TABLE = "table", "牌桌事务"
+        MATCH_END = "match_end", "全场结束"
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="events")
+    seq = models.BigIntegerField("序号")
+    hand = models.ForeignKey(
+        Hand, on_delete=models.CASCADE, null=True, blank=True, related_name="events"
+    )
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    payload = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "对局日志"
+        verbose_name_plural = "对局日志"
+        ordering = ("match", "seq",)
+        constraints = (
+            models.UniqueConstraint(fields=["match", "seq"], name="unique_match_event_seq"),
+        )
+
+    def __str__(self) -> str:
+        return f"match #{self.match_id} #{self.seq} {self.kind}"

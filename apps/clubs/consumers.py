@@ -1,0 +1,54 @@
+"""The live room lobby: members watch seats and ready states change without reloading."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from .broadcast import lobby_group_name
+from .errors import ClubNotFound
+from .selectors import lobby_state, room_get_for_member
+
+NOT_FOUND_CLOSE_CODE = 4404
+
+
+class LobbyConsumer(AsyncJsonWebsocketConsumer):
+    """``ws/rooms/<code>/lobby/``: sends ``{"type": "lobby", "state": ...}`` on connect and
+    after every committed seat change. Only members of the room's club may connect.
+
+    Seat changes themselves go through the API (the same services), not this socket.
+    """
+
+    group_name: str | None = None
+
+    async def connect(self) -> None:
+        """Accept club members and send them the current lobby; refuse everyone else."""
+        code = self.scope["url_route"]["kwargs"]["code"]
+        found = await self._room_and_state(code)
+        if found is None:
+            await self.close(code=NOT_FOUND_CLOSE_CODE)
+            return
+        room_id, state = found
+        self.group_name = lobby_group_name(room_id)
+        await self.channel_layer.group_add(self.group_name, self.channel_name)
+        await self.accept()
+        await self.send_json({"type": "lobby", "state": state})
+
+    async def disconnect(self, code: int) -> None:
+        """Stop receiving the lobby's updates."""
+        if self.group_name is not None:
+            await self.channel_layer.group_discard(self.group_name, self.channel_name)
+
+    async def lobby_update(self, event: dict[str, Any]) -> None:
+        """Forward a broadcast lobby state to the browser."""
+        await self.send_json({"type": "lobby", "state": event["state"]})
+
+    @database_sync_to_async
+    def _room_and_state(self, code: str) -> tuple[int, dict[str, Any]] | None:
+        try:
+            room = room_get_for_member(code=code, user=self.scope.get("user"))
+        except ClubNotFound:
+            return None
+        return room.pk, lobby_state(room)

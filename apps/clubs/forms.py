@@ -1,0 +1,98 @@
+"""Forms of the club pages. They only parse input; the services check the rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from majiang.settings import Setting, SettingsSchema
+
+from .errors import InvalidInputError
+
+
+class ClubCreateForm(forms.Form):
+    name = forms.CharField(label="名称", max_length=40)
+    notice = forms.CharField(label="公告", required=False, widget=forms.Textarea(attrs={"rows": 3}))
+    member_cap = forms.IntegerField(label="人数上限", initial=200, min_value=2, max_value=1000)
+
+
+class ClubSettingsForm(ClubCreateForm):
+    is_open = forms.BooleanField(label="营业中（取消勾选即打烊，不能开新房间）", required=False)
+    members_can_open_rooms = forms.BooleanField(label="成员可开房", required=False)
+
+
+class JoinForm(forms.Form):
+    club_id = forms.IntegerField(label="圈号", required=False, min_value=1, max_value=2**31 - 1)
+    invite_code = forms.CharField(label="邀请码", required=False, max_length=12)
+    message = forms.CharField(label="留言", required=False, max_length=100)
+
+    def clean(self) -> dict[str, Any]:
+        """Require a club ID or an invite code."""
+        data = super().clean() or {}
+        if not data.get("club_id") and not data.get("invite_code"):
+            raise forms.ValidationError("请填写圈号或邀请码")
+        return data
+
+
+class NameForm(forms.Form):
+    name = forms.CharField(label="名称", max_length=40)
+
+
+class RoomForm(forms.Form):
+    name = forms.CharField(label="房间名称", max_length=40, required=False)
+    allow_spectators = forms.BooleanField(label="允许旁观", required=False, initial=True)
+
+
+def _setting_field(setting: Setting) -> forms.Field:
+    """The form field of one schema setting, with its label and Chinese description."""
+    common: dict[str, Any] = {
+        "label": setting.label or setting.name,
+        "help_text": setting.description,
+    }
+    if setting.kind == "bool":
+        return forms.BooleanField(required=False, **common)
+    if setting.choices:
+        by_text = {str(choice): choice for choice in setting.choices}
+        return forms.TypedChoiceField(
+            choices=[(text, text) for text in by_text],
+            coerce=by_text.__getitem__,
+            **common,
+        )
+    return forms.IntegerField(min_value=setting.minimum, max_value=setting.maximum, **common)
+
+
+class SettingsForm(forms.Form):
+    """A form generated from a variant's settings schema; fields are prefixed ``s-``."""
+
+    def __init__(self, schema: SettingsSchema, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("prefix", "s")
+        super().__init__(*args, **kwargs)
+        for setting in schema.settings:
+            self.fields[setting.name] = _setting_field(setting)
+            self.initial.setdefault(setting.name, setting.default)
+            if setting.choices and setting.kind != "bool":
+                self.initial[setting.name] = str(self.initial[setting.name])
+
+
+def show_service_errors(
+    error: InvalidInputError, form: forms.Form, settings_form: forms.Form | None = None
+) -> None:
+    """Attach a service's field messages to the forms that hold those fields."""
+    for field, messages in error.errors.items():
+        if field == "settings" and settings_form is not None and isinstance(messages, dict):
+            for name, setting_messages in messages.items():
+                target = name if name in settings_form.fields else None
+                for message in setting_messages:
+                    settings_form.add_error(
+                        target, f"{name}: {message}" if target is None else message
+                    )
+            continue
+        target = field if field in form.fields else None
+        flat = (
+            messages
+            if isinstance(messages, list)
+            else [f"{k}: {m}" for k, v in messages.items() for m in v]
+        )
+        for message in flat:
+            form.add_error(target, message)

@@ -1,0 +1,9 @@
+"""WebSocket routes of the clubs app (included by ``config.routing``)."""
+
+from django.urls import path
+
+from .consumers import LobbyConsumer
+
+websocket_urlpatterns = [
+    path("ws/rooms/<str:code>/lobby/", LobbyConsumer.as_asgi()),
+]

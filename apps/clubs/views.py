@@ -1,0 +1,284 @@
+"""Club pages: thin views over the selectors and services, with Chinese UI text.
+
+Actions are POST-only forms (CSRF-protected) that redirect back. A rule-breaking input
+shows its message and changes nothing; a forbidden action is a 403 page, a club the
+user cannot see is a 404 page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from apps.accounts.models import User
+from majiang.variants import VARIANTS
+
+from . import selectors
+from .errors import ActionForbidden, InvalidInputError
+from .forms import (
+    ClubCreateForm,
+    ClubSettingsForm,
+    JoinForm,
+    show_service_errors,
+)
+from .models import Club, JoinRequest, Membership
+from .services import clubs as club_services
+from .services import members as member_services
+
+Role = Membership.Role
+MANAGERS = (Role.OWNER, Role.ADMIN)
+
+
+def _is_fetch(request: HttpRequest) -> bool:
+    return request.headers.get("X-Requested-With") == "fetch"
+
+
+def run_action(
+    request: HttpRequest, action: Callable[[], Any], success: str, back: str
+) -> HttpResponse:
+    """Run a service for a POSTed form; report success or the rule it broke, then go back.
+
+    Requests sent by the lobby script (``X-Requested-With: fetch``) get JSON instead.
+    """
+    try:
+        action()
+    except InvalidInputError as error:
+        text = "；".join(
+            message for messages_ in error.message_dict.values() for message in messages_
+        )
+        if _is_fetch(request):
+            return JsonResponse({"error": text}, status=400)
+        messages.error(request, text)
+    else:
+        if _is_fetch(request):
+            return JsonResponse({"ok": True})
+        if success:
+            messages.success(request, success)
+    return redirect(back)
+
+
+def _member_user(club: Club, user_id: int) -> User:
+    membership = get_object_or_404(
+        Membership.objects.select_related("user"), club=club, user_id=user_id
+    )
+    return membership.user
+
+
+@login_required
+def club_list(request: HttpRequest) -> HttpResponse:
+    """My clubs, with forms to create one and to ask to join one."""
+    return render(
+        request,
+        "clubs/club_list.html",
+        {
+            "clubs": selectors.club_list_for_user(user=request.user),
+            "create_form": ClubCreateForm(prefix="create"),
+            "join_form": JoinForm(prefix="join"),
+            "my_requests": JoinRequest.objects.filter(
+                user=request.user, status=JoinRequest.Status.PENDING
+            ).select_related("club"),
+        },
+    )
+
+
+@login_required
+@require_POST
+def club_create(request: HttpRequest) -> HttpResponse:
+    """Create a club from the form on the club list."""
+    form = ClubCreateForm(request.POST, prefix="create")
+    if form.is_valid():
+        try:
+            club = club_services.club_create(owner=request.user, **form.cleaned_data)
+        except InvalidInputError as error:
+            show_service_errors(error, form)
+        else:
+            messages.success(request, "亲友圈已创建")
+            return redirect("clubs:detail", club_id=club.pk)
+    return render(
+        request,
+        "clubs/club_list.html",
+        {
+            "clubs": selectors.club_list_for_user(user=request.user),
+            "create_form": form,
+            "join_form": JoinForm(prefix="join"),
+            "my_requests": JoinRequest.objects.filter(
+                user=request.user, status=JoinRequest.Status.PENDING
+            ).select_related("club"),
+        },
+        status=400,
+    )
+
+
+@login_required
+@require_POST
+def club_join(request: HttpRequest) -> HttpResponse:
+    """Ask to join a club found by its ID or invite code."""
+    form = JoinForm(request.POST, prefix="join")
+    if not form.is_valid():
+        messages.error(request, "请填写圈号或邀请码")
+        return redirect("clubs:list")
+    club = selectors.club_find(
+        club_id=form.cleaned_data["club_id"], invite_code=form.cleaned_data["invite_code"]
+    )
+    if club is None:
+        messages.error(request, "没有找到该亲友圈")
+        return redirect("clubs:list")
+    return run_action(
+        request,
+        lambda: member_services.join_request_create(
+            club=club, user=request.user, message=form.cleaned_data["message"]
+        ),
+        f"已向「{club.name}」提交入圈申请，请等待审核",
+        reverse("clubs:list"),
+    )
+
+
+@login_required
+def club_detail(request: HttpRequest, club_id: int) -> HttpResponse:
+    """The club page: rooms, members, join requests, templates and settings."""
+    club = selectors.club_get_for_member(club_id=club_id, user=request.user)
+    role = selectors.membership_role(club, request.user)
+    is_manager = role in MANAGERS
+    return render(
+        request,
+        "clubs/club_detail.html",
+        {
+            "club": club,
+            "role": role,
+            "is_owner": role == Role.OWNER,
+            "is_manager": is_manager,
+            "can_open_rooms": is_manager or club.members_can_open_rooms,
+            "rooms": selectors.room_list_open(club=club),
+            "members": selectors.membership_list(club=club),
+            "join_requests": selectors.join_request_list_pending(club=club, viewer=request.user)
+            if is_manager
+            else [],
+            "templates": selectors.template_list(club=club),
+            "variants": VARIANTS.values(),
+            "settings_form": ClubSettingsForm(
+                initial={field: getattr(club, field) for field in ClubSettingsForm.base_fields},
+                prefix="settings",
+            ),
+        },
+    )
+
+
+def _club_post(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponseBase]:
+    """A logged-in POST action on a club the user belongs to (404 otherwise)."""
+
+    @login_required
+    @require_POST
+    def wrapper(request: HttpRequest, club_id: int, **kwargs: Any) -> HttpResponse:
+        club = selectors.club_get_for_member(club_id=club_id, user=request.user)
+        return view(request, club, **kwargs)
+
+    wrapper.__doc__ = view.__doc__
+    wrapper.__name__ = view.__name__
+    return wrapper
+
+
+@_club_post
+def club_settings(request: HttpRequest, club: Club) -> HttpResponse:
+    """Save the club's settings (owner or admin)."""
+    form = ClubSettingsForm(request.POST, prefix="settings")
+    if not form.is_valid():
+        if selectors.membership_role(club, request.user) not in MANAGERS:
+            raise ActionForbidden("只有圈主和管理员可以修改亲友圈设置")
+        messages.error(request, "；".join(m for ms in form.errors.values() for m in ms))
+        return redirect("clubs:detail", club_id=club.pk)
+    return run_action(
+        request,
+        lambda: club_services.club_update(club=club, actor=request.user, **form.cleaned_data),
+        "设置已保存",
+        reverse("clubs:detail", args=[club.pk]),
+    )
+
+
+@_club_post
+def invite_code_regenerate(request: HttpRequest, club: Club) -> HttpResponse:
+    """Give the club a new invite code."""
+    return run_action(
+        request,
+        lambda: club_services.club_invite_code_regenerate(club=club, actor=request.user),
+        "邀请码已重置",
+        reverse("clubs:detail", args=[club.pk]),
+    )
+
+
+@_club_post
+def join_request_decide(
+    request: HttpRequest, club: Club, request_id: int, decision: str
+) -> HttpResponse:
+    """Approve or reject a pending join request."""
+    join_request = get_object_or_404(JoinRequest, pk=request_id, club=club)
+    if decision == "approve":
+        action = lambda: member_services.join_request_approve(  # noqa: E731
+            join_request=join_request, actor=request.user
+        )
+        success = "已通过申请"
+    else:
+        action = lambda: member_services.join_request_reject(  # noqa: E731
+            join_request=join_request, actor=request.user
+        )
+        success = "已拒绝申请"
+    return run_action(request, action, success, reverse("clubs:detail", args=[club.pk]))
+
+
+@_club_post
+def member_role(request: HttpRequest, club: Club, user_id: int) -> HttpResponse:
+    """Appoint or dismiss an admin (owner only)."""
+    user = _member_user(club, user_id)
+    role = request.POST.get("role", "")
+    return run_action(
+        request,
+        lambda: member_services.membership_role_set(
+            club=club, actor=request.user, user=user, role=role
+        ),
+        "角色已更新",
+        reverse("clubs:detail", args=[club.pk]),
+    )
+
+
+@_club_post
+def member_remove(request: HttpRequest, club: Club, user_id: int) -> HttpResponse:
+    """Remove a member (owner or admin)."""
+    user = _member_user(club, user_id)
+    return run_action(
+        request,
+        lambda: member_services.membership_remove(club=club, actor=request.user, user=user),
+        f"已移除 {user}",
+        reverse("clubs:detail", args=[club.pk]),
+    )
+
+
+@_club_post
+def ownership_transfer(request: HttpRequest, club: Club, user_id: int) -> HttpResponse:
+    """Hand the club to another member (owner only)."""
+    user = _member_user(club, user_id)
+    return run_action(
+        request,
+        lambda: member_services.club_ownership_transfer(
+            club=club, actor=request.user, new_owner=user
+        ),
+        f"已将圈主转让给 {user}",
+        reverse("clubs:detail", args=[club.pk]),
+    )
+
+
+@_club_post
+def club_leave(request: HttpRequest, club: Club) -> HttpResponse:
+    """Leave the club."""
+    try:
+        member_services.membership_leave(club=club, user=request.user)
+    except InvalidInputError as error:
+        messages.error(request, "；".join(m for ms in error.message_dict.values() for m in ms))
+        return redirect("clubs:detail", club_id=club.pk)
+    messages.success(request, f"已退出「{club.name}」")
+    return redirect("clubs:list")

@@ -1,0 +1,108 @@
+"""Serializers of the ledger API (output shapes and the correction's input)."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from ..models import LedgerEntry
+
+
+class LedgerEntryOutput(serializers.ModelSerializer[LedgerEntry]):
+    payer_name = serializers.CharField(source="payer.__str__", read_only=True)
+    payee_name = serializers.CharField(source="payee.__str__", read_only=True)
+    hand_number = serializers.IntegerField(source="hand.number", allow_null=True, read_only=True)
+    room_code = serializers.CharField(source="room.code", read_only=True)
+
+    class Meta:
+        model = LedgerEntry
+        fields = (
+            "id", "kind", "club", "room", "room_code", "match", "hand", "hand_number",
+            "line_no", "variant", "payer", "payer_name", "payee", "payee_name", "payer_seat",
+            "payee_seat", "category", "points", "base_stake", "amount", "ruling", "note",
+            "reason", "corrects", "created_by", "occurred_at", "signature",
+        )
+
+
+# Database ids fit in a signed 64-bit integer; larger numbers are a 400, not an overflow.
+MAX_DB_ID = 10**18
+
+
+class LedgerFilterInput(serializers.Serializer[None]):
+    start = serializers.DateField(required=False, help_text="起始日期（含）")
+    end = serializers.DateField(required=False, help_text="截止日期（含）")
+    member = serializers.IntegerField(
+        required=False, min_value=1, max_value=MAX_DB_ID, help_text="成员用户编号"
+    )
+    room = serializers.IntegerField(
+        required=False, min_value=1, max_value=MAX_DB_ID, help_text="房间编号"
+    )
+    variant = serializers.CharField(required=False, allow_blank=True, help_text="玩法")
+
+
+class MemberTotalOutput(serializers.Serializer[None]):
+    user_id = serializers.IntegerField()
+    name = serializers.CharField()
+    points = serializers.IntegerField()
+    amount = serializers.IntegerField(help_text="输赢金额（分数 × 底注，含调账）")
+    hands_played = serializers.IntegerField()
+    hands_won = serializers.IntegerField()
+    matches = serializers.IntegerField()
+    big_wins = serializers.IntegerField(help_text="大赢家次数")
+
+
+class DailyOutput(serializers.Serializer[None]):
+    day = serializers.DateField()
+    matches = serializers.IntegerField()
+    hands = serializers.IntegerField()
+    rows = serializers.IntegerField()
+    moved = serializers.IntegerField()
+    adjustments = serializers.IntegerField()
+
+
+class SummaryOutput(serializers.Serializer[None]):
+    members = MemberTotalOutput(many=True)
+    daily = DailyOutput(many=True)
+
+
+class AdjustmentInput(serializers.Serializer[None]):
+    match = serializers.IntegerField(min_value=1)
+    payer = serializers.IntegerField(min_value=1, help_text="付方用户编号")
+    payee = serializers.IntegerField(min_value=1, help_text="收方用户编号")
+    points = serializers.IntegerField(min_value=1)
+    reason = serializers.CharField(max_length=200)
+    corrects = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+
+
+class HandResultOutput(serializers.Serializer[None]):
+    hand = serializers.IntegerField()
+    number = serializers.IntegerField()
+    points = serializers.IntegerField()
+    amount = serializers.IntegerField()
+    won = serializers.BooleanField()
+
+
+class MyMatchOutput(serializers.Serializer[None]):
+    match = serializers.IntegerField()
+    club = serializers.IntegerField()
+    room_code = serializers.CharField()
+    variant = serializers.CharField()
+    status = serializers.CharField()
+    seat = serializers.IntegerField()
+    points = serializers.IntegerField()
+    amount = serializers.IntegerField()
+    big_winner = serializers.BooleanField()
+    hands = HandResultOutput(many=True)
+
+
+class HandLineOutput(serializers.Serializer[None]):
+    text = serializers.CharField(help_text="如「冲锋鸡: 李四 → 张三 3分」")
+    entry = LedgerEntryOutput()
+    adjustment = serializers.BooleanField()
+
+
+class HandOutput(serializers.Serializer[None]):
+    id = serializers.IntegerField()
+    match = serializers.IntegerField()
+    number = serializers.IntegerField()
+    settlement = serializers.JSONField()
+    lines = HandLineOutput(many=True)

@@ -1,0 +1,28 @@
+"""Receivers of live play's signals: post to the ledger inside the match's transaction.
+
+A receiver that raises aborts the whole change (the hand is not recorded as settled), so
+a ledger that cannot be written consistently stops play rather than losing points.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.dispatch import receiver
+
+from apps.matches.models import Hand, Match
+from apps.matches.signals import hand_settled, match_finished
+
+from .services import ledger_hand_post, ledger_match_post
+
+
+@receiver(hand_settled, dispatch_uid="ledgers.post_hand")
+def post_settled_hand(sender: type[Hand], hand: Hand, **kwargs: Any) -> None:
+    """Write the hand's settlement lines and per-seat results."""
+    ledger_hand_post(hand=hand)
+
+
+@receiver(match_finished, dispatch_uid="ledgers.post_match")
+def post_finished_match(sender: type[Match], match: Match, **kwargs: Any) -> None:
+    """Write the match's per-seat results (checked against its hands)."""
+    ledger_match_post(match=match)

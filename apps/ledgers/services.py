@@ -1,0 +1,181 @@
+"""Writes of the ledger. Rows are only ever inserted.
+
+- :func:`ledger_hand_post`: a settled hand's lines and per-seat results (from the
+  ``hand_settled`` signal, inside the match's transaction). Idempotent.
+- :func:`ledger_match_post`: a finished match's per-seat results (``match_finished``).
+- :func:`ledger_adjustment_create`: an owner's signed correction, with a reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.accounts.models import User
+from apps.clubs.models import Club, Membership
+from apps.clubs.selectors import membership_role
+from apps.matches.models import Hand, Match, MatchPlayer
+
+from .errors import ActionForbidden, ClubNotFound, InvalidInputError, LedgerMismatchError
+from .models import HandResult, LedgerEntry, MatchResult
+from .recompute import hand_recompute, lines_as_json
+
+MAX_ADJUSTMENT_POINTS = 1_000_000
+
+
+def base_stake_of(match: Match) -> int:
+    """The match's frozen 底注 (1 if the variant has none)."""
+    return int(match.settings.get("base_stake", 1))
+
+
+def _seat_users(match: Match) -> dict[int, int]:
+    return dict(MatchPlayer.objects.filter(match=match).values_list("seat", "user_id"))
+
+
+def ledger_hand_post(*, hand: Hand) -> list[LedgerEntry]:
+    """Write a settled hand's settlement lines and per-seat results; return the lines.
+
+    The lines are recomputed from the hand's record by the rules package and must equal
+    the stored settlement, else :class:`LedgerMismatchError` aborts the transaction.
+    Posting a hand again writes nothing: when its rows exist (and agree) they are returned;
+    the unique constraints on ``(hand, line_no)`` and ``(hand, seat)`` back this up.
+    """
+    if hand.record is None or hand.settlement is None or hand.ended_at is None:
+        raise LedgerMismatchError(f"hand #{hand.pk} is not settled")
+    recomputed = hand_recompute(hand.record)
+    if lines_as_json(recomputed.lines) != hand.settlement["lines"]:
+        raise LedgerMismatchError(f"hand #{hand.pk}: 存储的结算与规则重算不一致")
+    with transaction.atomic():
+        existing = list(LedgerEntry.objects.filter(hand=hand).order_by("line_no"))
+        if existing or HandResult.objects.filter(hand=hand).exists():
+            _check_same(hand, existing, lines_as_json(recomputed.lines))
+            return existing
+        match = Match.objects.select_related("room").get(pk=hand.match_id)
+        users, stake = _seat_users(match), base_stake_of(match)
+        common: dict[str, Any] = {
+            "club_id": match.club_id, "room_id": match.room_id, "match_id": match.pk,
+            "variant": match.variant, "occurred_at": hand.ended_at,
+        }
+        entries = []
+        for line_no, line in enumerate(recomputed.lines, start=1):
+            entry = LedgerEntry(
+                kind=LedgerEntry.Kind.SETTLEMENT, hand=hand, line_no=line_no,
+                payer_id=users[line.payer], payee_id=users[line.payee],
+                payer_seat=line.payer, payee_seat=line.payee, category=line.category,
+                points=line.points, base_stake=stake, amount=line.points * stake,
+                ruling=line.ruling, note=line.note, **common,
+            )
+            entry.save()
+            entries.append(entry)
+        for seat, points in enumerate(recomputed.totals):
+            HandResult(
+                hand=hand, user_id=users[seat], seat=seat, points=points,
+                amount=points * stake, won=seat in recomputed.winners, **common,
+            ).save()
+    return entries
+
+
+def _check_same(hand: Hand, existing: list[LedgerEntry], expected: list[dict[str, Any]]) -> None:
+    written = [
+        {
+            "payer": e.payer_seat, "payee": e.payee_seat, "category": e.category,
+            "points": e.points, "ruling": e.ruling, **({"note": e.note} if e.note else {}),
+        }
+        for e in existing
+    ]
+    if written != expected:
+        raise LedgerMismatchError(f"hand #{hand.pk}: 账本已有不同的记录")
+
+
+def ledger_match_post(*, match: Match) -> list[MatchResult]:
+    """Write a finished match's per-seat results (idempotent).
+
+    The match's totals must equal the sum of its hands' ledger results, seat by seat, and
+    sum to zero; otherwise :class:`LedgerMismatchError` aborts the transaction.
+    """
+    with transaction.atomic():
+        existing = list(MatchResult.objects.filter(match=match).order_by("seat"))
+        if existing:
+            return existing
+        users, stake = _seat_users(match), base_stake_of(match)
+        sums = dict.fromkeys(users, 0)
+        for seat, points in HandResult.objects.filter(match=match).values_list("seat", "points"):
+            sums[seat] += points
+        totals = [sums[seat] for seat in sorted(users)]
+        if totals != list(match.totals) or sum(totals) != 0:
+            raise LedgerMismatchError(
+                f"match #{match.pk}: 总分 {list(match.totals)} 与账本 {totals} 不一致"
+            )
+        top = max(totals) if totals else 0
+        results = []
+        for seat, points in enumerate(totals):
+            result = MatchResult(
+                club_id=match.club_id, room_id=match.room_id, match=match,
+                variant=match.variant, user_id=users[seat], seat=seat, points=points,
+                amount=points * stake, hands_played=match.hands_played,
+                big_winner=top > 0 and points == top,
+                occurred_at=match.finished_at or timezone.now(),
+            )
+            result.save()
+            results.append(result)
+    return results
+
+
+def ledger_adjustment_create(
+    *,
+    club: Club,
+    actor: User,
+    match_id: int,
+    payer_id: int,
+    payee_id: int,
+    points: int,
+    reason: str,
+    corrects_id: int | None = None,
+) -> LedgerEntry:
+    """Record the owner's correction: ``payer`` pays ``payee`` ``points`` in a match.
+
+    Only the club's owner may correct. The payer and payee must be players of the match;
+    a reason is required. The original rows stay as they are; the correction is a new,
+    signed row shown as 调账.
+    """
+    role = membership_role(club, actor)
+    if role is None:
+        raise ClubNotFound("亲友圈不存在")
+    if role != Membership.Role.OWNER:
+        raise ActionForbidden("只有圈主可以调账")
+    errors: dict[str, Any] = {}
+    reason = (reason or "").strip()
+    if not reason:
+        errors["reason"] = "请填写调账原因"
+    if not 0 < points <= MAX_ADJUSTMENT_POINTS:
+        errors["points"] = "调账分数必须为正整数"
+    if payer_id == payee_id:
+        errors["payee"] = "付方和收方不能是同一人"
+    with transaction.atomic():
+        match = Match.objects.filter(pk=match_id, club=club).first()
+        if match is None:
+            raise ClubNotFound("对局不存在")
+        seats = {user: seat for seat, user in _seat_users(match).items()}
+        if payer_id not in seats:
+            errors["payer"] = "付方不是该对局的玩家"
+        if payee_id not in seats:
+            errors["payee"] = "收方不是该对局的玩家"
+        corrects = None
+        if corrects_id is not None:
+            corrects = LedgerEntry.objects.filter(pk=corrects_id, match=match).first()
+            if corrects is None:
+                errors["corrects"] = "被更正的记录不属于该对局"
+        if errors:
+            raise InvalidInputError(errors)
+        stake = base_stake_of(match)
+        entry = LedgerEntry(
+            kind=LedgerEntry.Kind.ADJUSTMENT, club=club, room_id=match.room_id, match=match,
+            variant=match.variant, payer_id=payer_id, payee_id=payee_id,
+            payer_seat=seats[payer_id], payee_seat=seats[payee_id], category="调账",
+            points=points, base_stake=stake, amount=points * stake, reason=reason,
+            corrects=corrects, created_by=actor, occurred_at=timezone.now(),
+        )
+        entry.save()
+    return entry

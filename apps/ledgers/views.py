@@ -1,0 +1,129 @@
+"""Ledger pages: 我的战绩, a hand's lines, the club ledger, CSV export, replays, records.
+
+Thin views: every permission rule lives in :mod:`apps.ledgers.selectors` and
+:mod:`apps.ledgers.services`, which raise 404/403 errors that Django renders.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from majiang.record import dumps
+
+from . import selectors, services
+from .charts import cumulative_chart_svg
+from .errors import InvalidInputError
+from .exports import ledger_csv
+from .forms import AdjustmentForm, LedgerFilterForm
+from .replay import hand_replay, replay_share_token
+
+ENTRIES_SHOWN = 300
+
+
+@login_required
+def my_results(request: HttpRequest) -> HttpResponse:
+    """我的战绩: my matches with per-hand results."""
+    return render(
+        request, "ledgers/mine.html", {"matches": selectors.my_match_list(user=request.user)}
+    )
+
+
+@login_required
+def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
+    """A settled hand's settlement lines in words, with links to its replay and record."""
+    share = request.GET.get("share", "")
+    hand = selectors.hand_get_for_viewer(hand_id=hand_id, user=request.user, share=share)
+    return render(request, "ledgers/hand.html", {
+        "hand": hand,
+        "lines": selectors.hand_lines_in_words(hand),
+        "names": selectors.seat_names(hand.match),
+        "share": share,
+    })
+
+
+@login_required
+def hand_replay_page(request: HttpRequest, hand_id: int) -> HttpResponse:
+    """战绩回放: step through a settled hand; the frames are embedded as JSON."""
+    share = request.GET.get("share", "")
+    hand = selectors.hand_get_for_viewer(hand_id=hand_id, user=request.user, share=share)
+    share_url = request.build_absolute_uri(
+        reverse("ledgers:replay", args=[hand.pk]) + f"?share={replay_share_token(hand)}"
+    )
+    return render(request, "ledgers/replay.html", {
+        "hand": hand, "replay": hand_replay(hand), "share_url": share_url, "share": share,
+    })
+
+
+@login_required
+def hand_record_download(request: HttpRequest, hand_id: int) -> HttpResponse:
+    """The hand's game record (majiang-record/1) as a JSON download."""
+    share = request.GET.get("share", "")
+    hand = selectors.hand_get_for_viewer(hand_id=hand_id, user=request.user, share=share)
+    response = HttpResponse(dumps(hand.record or {}), content_type="application/json")
+    name = f"match{hand.match_id}-hand{hand.number}.json"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+@login_required
+def club_ledger(request: HttpRequest, club_id: int) -> HttpResponse:
+    """The club ledger: filters, per-member totals, chart, daily summary and rows."""
+    access = selectors.ledger_access(club_id=club_id, user=request.user)
+    form = LedgerFilterForm(request.GET or None, club=access.club, sees_all=access.sees_all)
+    filters = form.filters() if request.GET else selectors.LedgerFilters()
+    entries = selectors.ledger_entry_list(access=access, filters=filters)
+    series = selectors.cumulative_series(access=access, filters=filters)
+    return render(request, "ledgers/club.html", {
+        "club": access.club,
+        "access": access,
+        "form": form,
+        "query": request.GET.urlencode(),
+        "totals": selectors.member_totals(access=access, filters=filters),
+        "daily": selectors.daily_summary(access=access, filters=filters),
+        "chart": cumulative_chart_svg(series),
+        "entries": list(entries.reverse()[:ENTRIES_SHOWN]),
+        "entry_count": entries.count(),
+        "adjust_form": AdjustmentForm() if access.is_owner else None,
+    })
+
+
+@login_required
+def club_ledger_csv(request: HttpRequest, club_id: int) -> StreamingHttpResponse:
+    """The filtered club ledger as CSV."""
+    access = selectors.ledger_access(club_id=club_id, user=request.user)
+    form = LedgerFilterForm(request.GET or None, club=access.club, sees_all=access.sees_all)
+    filters = form.filters() if request.GET else selectors.LedgerFilters()
+    entries = selectors.ledger_entry_list(access=access, filters=filters)
+    response = StreamingHttpResponse(ledger_csv(entries.iterator()), content_type="text/csv")
+    response["Content-Disposition"] = f'attachment; filename="club{club_id}-ledger.csv"'
+    return response
+
+
+@login_required
+@require_POST
+def club_adjust(request: HttpRequest, club_id: int) -> HttpResponse:
+    """The owner's correction (调账), posted from the club ledger page."""
+    access = selectors.ledger_access(club_id=club_id, user=request.user)
+    form = AdjustmentForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "调账信息不完整: " + json.dumps(form.errors, ensure_ascii=False))
+    else:
+        data = form.cleaned_data
+        try:
+            services.ledger_adjustment_create(
+                club=access.club, actor=request.user, match_id=data["match"],
+                payer_id=data["payer"], payee_id=data["payee"], points=data["points"],
+                reason=data["reason"], corrects_id=data["corrects"],
+            )
+        except InvalidInputError as error:
+            messages.error(request, "；".join(m for ms in error.message_dict.values() for m in ms))
+        else:
+            messages.success(request, "调账已记录")
+    return redirect("ledgers:club", club_id=club_id)

@@ -1,0 +1,141 @@
+"""A change to one match inside one locked transaction: log entries, then commit effects.
+
+Services open a :class:`MatchChange` on a row locked with ``select_for_update``, mutate the
+round and the rows through it, append log entries with :meth:`MatchChange.log`, and call
+:meth:`MatchChange.save`. That writes everything and registers the post-commit effects
+(cache check-in, broadcast, next timer). Nothing leaves the process before the commit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+from django.dispatch import Signal
+from django.utils import timezone
+
+from config.celery import app as celery_app
+from majiang import Round
+
+from . import broadcast, frames, state
+from .models import Hand, Match, MatchEvent, MatchPlayer
+
+TIMEOUT_TASK = "matches.timeout"
+"""Name of the Celery task defined in :mod:`apps.matches.tasks`."""
+AUTO_PLAY_DELAY = timedelta(seconds=1)
+"""How long a seat in 托管 takes to act."""
+TIMER_TOLERANCE = timedelta(milliseconds=50)
+"""A timer firing this early still counts as on time (clock jitter between processes)."""
+
+
+@dataclass
+class MatchChange:
+    """The state of one locked match and the log entries a service appends to it."""
+
+    match: Match
+    players: list[MatchPlayer]
+    hand: Hand | None
+    rnd: Round | None
+    now: datetime = field(default_factory=timezone.now)
+    entries: list[MatchEvent] = field(default_factory=list)
+    new_decision: bool = False
+    signals: list[tuple[Signal, dict[str, Any]]] = field(default_factory=list)
+    """Signals to send once every row of the change is written (still in the transaction)."""
+    stored: dict[int, tuple[int, bool]] = field(init=False)
+    """Each seat's ``(consecutive_timeouts, auto_play)`` as stored: only changed rows are saved."""
+
+    def __post_init__(self) -> None:
+        self.stored = {p.seat: _player_fields(p) for p in self.players}
+
+    @classmethod
+    def open(cls, match_id: int) -> MatchChange:
+        """Lock the match row; take its players, current hand and round from the verified
+        cache (:func:`apps.matches.state.writer_checkout`), else load them."""
+        match = Match.objects.select_for_update().get(pk=match_id)
+        rows = state.writer_checkout(match)
+        return cls(match, rows.players, rows.hand, rows.rnd)
+
+    def rows(self) -> state.WriterState:
+        """The players, hand and round of this change, for the per-process cache."""
+        return state.WriterState(self.players, self.hand, self.rnd)
+
+    def player_of(self, user_id: int) -> MatchPlayer | None:
+        """The seated player who is this user, if any."""
+        return next((p for p in self.players if p.user_id == user_id), None)
+
+    def log(
+        self, kind: str, events: list[dict[str, Any]], *, seat: int | None = None, **extra: Any
+    ) -> MatchEvent:
+        """Append a log entry holding ``events`` (log form) and bump the version."""
+        self.match.version += 1
+        entry = MatchEvent(
+            match=self.match,
+            seq=self.match.version,
+            hand=self.hand,
+            kind=kind,
+            seat=seat,
+            payload={"events": events, **extra},
+        )
+        self.entries.append(entry)
+        return entry
+
+    def start_decision(self, seconds: float) -> None:
+        """A new decision point opens now, with ``seconds`` to decide."""
+        self.new_decision = True
+        self.match.deadline = self.now + timedelta(seconds=seconds)
+
+    def next_timer_due(self) -> datetime | None:
+        """When the next timer should fire: deadline, 托管 delay or the dissolve vote."""
+        match = self.match
+        if match.status != Match.Status.PLAYING:
+            return None
+        due = [match.deadline] if match.deadline is not None else []
+        if match.stage == Match.Stage.HAND and self.rnd is not None:
+            auto = {p.seat for p in self.players if p.auto_play}
+            if auto & set(self.rnd.pending()):
+                due.append(self.now + AUTO_PLAY_DELAY)
+        if match.dissolve_vote:
+            due.append(datetime.fromtimestamp(match.dissolve_vote["deadline"] / 1000, tz=UTC))
+        return min(due) if due else None
+
+    def save(self) -> None:
+        """Write the match, players, hand and log; register broadcast and timer on commit."""
+        if not self.entries:
+            return
+        match = self.match
+        match.changed_at = self.now
+        if self.new_decision:
+            match.decision_version = match.version
+        match.save()
+        MatchEvent.objects.bulk_create(self.entries)
+        for player in self.players:
+            if _player_fields(player) != self.stored[player.seat]:
+                player.save(update_fields=["consecutive_timeouts", "auto_play"])
+        for signal, kwargs in self.signals:
+            signal.send(**kwargs)
+        updates = frames.updates_for(self)
+        due = self.next_timer_due()
+        version, rows, match_id = match.version, self.rows(), match.pk
+        if rows.rnd is not None and match.status == Match.Status.PLAYING:
+            transaction.on_commit(lambda: state.writer_checkin(match_id, version, rows))
+        transaction.on_commit(lambda: broadcast.send_updates(match_id, updates), robust=True)
+        if due is not None:
+            transaction.on_commit(lambda: timer_schedule(match_id, version, due), robust=True)
+
+
+def _player_fields(player: MatchPlayer) -> tuple[int, bool]:
+    return player.consecutive_timeouts, player.auto_play
+
+
+def timer_schedule(match_id: int, version: int, due: datetime) -> None:
+    """Queue the ``matches.timeout`` Celery task for this match version, to run at ``due``.
+
+    Nobody reads a timer's result: ``ignore_result`` spares the publisher a subscription
+    to the result channel (a Redis ``SUBSCRIBE`` per task, never released) on every send.
+    """
+    countdown = max(0.0, (due - timezone.now()).total_seconds())
+    celery_app.send_task(
+        TIMEOUT_TASK, args=(match_id, version), countdown=countdown, ignore_result=True
+    )

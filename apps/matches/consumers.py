@@ -1,0 +1,272 @@
+"""The table WebSocket endpoint ``ws/rooms/<code>/`` (protocol: ``docs/protocol.md``).
+
+Thin by design: it authenticates (session user from ``AuthMiddlewareStack``; the origin is
+checked by ``AllowedHostsOriginValidator``), decides seat or spectator, relays client
+messages to :func:`apps.matches.services.match_act`, and forwards committed updates from
+the channel layer in version order, catching up from the log when it sees a gap. A seated
+connection also keeps its seat's presence (:mod:`apps.matches.presence`) alive and tells the
+table when a seat comes online or goes offline (a ``presence`` frame).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from urllib.parse import parse_qs
+
+from asgiref.sync import sync_to_async
+from channels.consumer import get_handler_name
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from . import broadcast, presence, selectors, services
+from .protocol import MAX_MESSAGE_BYTES, MatchError
+
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_FORBIDDEN = 4403
+CLOSE_NO_ROOM = 4404
+ACTION_THREADS = 4
+"""Client messages of a process's tables handled at once (each thread holds a database
+connection). Actions on one match are still serialised by its row lock; Channels' default
+single database thread would also serialise those of different matches, one database
+round trip and one event-loop hop at a time."""
+
+_action_executor = ThreadPoolExecutor(ACTION_THREADS, thread_name_prefix="match-act")
+
+
+class TokenBucket:
+    """Allow ``rate`` costs per second with bursts up to ``capacity``."""
+
+    def __init__(self, rate: float, capacity: float) -> None:
+        self.rate, self.capacity = rate, capacity
+        self.tokens, self.stamp = capacity, time.monotonic()
+
+    def take(self, cost: float = 1.0) -> bool:
+        """Spend ``cost`` tokens if there are enough; return whether it was allowed."""
+        now = time.monotonic()
+        self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens < cost:
+            return False
+        self.tokens -= cost
+        return True
+
+
+class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+    """One connection to a room's table: a seat's player or a spectator."""
+
+    messages_per_second = 10.0
+    message_burst = 40.0
+    error_cost = 2.0
+    """A refused message costs this many extra tokens: a flood of bad ones is cut off first."""
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Call the message's handler, without Channels' ``close_old_connections`` hop.
+
+        Channels runs that clean-up in the process's single database thread before every
+        message, including each ``table.update`` relayed to every connection, where it
+        queues behind the actions being handled. Every database access here goes through
+        ``database_sync_to_async``, which does the same clean-up around itself.
+        """
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+    async def connect(self) -> None:
+        """Authenticate, decide seat or spectator, subscribe, send the current view."""
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        room = await database_sync_to_async(selectors.room_by_code)(
+            self.scope["url_route"]["kwargs"]["code"]
+        )
+        if room is None:
+            await self.close(code=CLOSE_NO_ROOM)
+            return
+        access = await database_sync_to_async(selectors.table_access)(room, user)
+        if access is None:
+            await self.close(code=CLOSE_FORBIDDEN)
+            return
+        self.user, self.room_id, self.seat = user, access.room_id, access.seat
+        self.match_id: int | None = None
+        self.version = -1
+        self.seats: list[int] = []
+        self.heartbeat: asyncio.Task[None] | None = None
+        self.bucket = TokenBucket(self.messages_per_second, self.message_burst)
+        self.limited_notice_at = 0.0
+        await self.accept()
+        await self.channel_layer.group_add(broadcast.room_group(self.room_id), self.channel_name)
+        if access.match_id is not None:
+            await self._follow(access.match_id, since=self._query_version())
+        else:
+            await self.send_json({"type": "waiting", "seat": self.seat})
+
+    def _query_version(self) -> int | None:
+        values = parse_qs(self.scope.get("query_string", b"").decode()).get("v")
+        if values and values[0].lstrip("-").isdigit():
+            return int(values[0])
+        return None
+
+    async def _follow(self, match_id: int, *, since: int | None) -> None:
+        """Subscribe to a match, then send a snapshot or the events missed since ``since``."""
+        came_online = False
+        if self.match_id != match_id:
+            self.match_id = match_id
+            group = broadcast.viewer_group(match_id, self.seat)
+            await self.channel_layer.group_add(group, self.channel_name)
+            if self.seat is not None:
+                came_online = await _off_loop(
+                    presence.presence_join, match_id, self.seat, self.channel_name
+                )
+                self.heartbeat = asyncio.create_task(self._heartbeat())
+        await self._resync(since)
+        if came_online:
+            await self._presence_broadcast()
+
+    async def _resync(self, since: int | None) -> None:
+        assert self.match_id is not None
+        if since is None:
+            frame = await database_sync_to_async(selectors.table_snapshot)(
+                self.match_id, self.seat
+            )
+        else:
+            frame = await database_sync_to_async(selectors.table_catchup)(
+                self.match_id, since, self.seat
+            )
+        self.version = frame["v"]
+        self.seats = [p["seat"] for p in frame["table"]["players"]]
+        await self.send_json(frame)
+
+    async def _heartbeat(self) -> None:
+        """Keep this connection's presence alive; report seats whose connections died."""
+        assert self.match_id is not None and self.seat is not None
+        while True:
+            await asyncio.sleep(presence.HEARTBEAT_SECONDS)
+            await _off_loop(presence.presence_refresh, self.match_id, self.seat, self.channel_name)
+            if await _off_loop(presence.presence_prune, self.match_id, self.seats):
+                await self._presence_broadcast()
+
+    async def _presence_broadcast(self) -> None:
+        """Tell everyone at the table which seats are connected now."""
+        assert self.match_id is not None
+        connected = await _off_loop(presence.seats_connected, self.match_id, self.seats)
+        if connected is None:
+            return
+        players = [{"seat": seat, "connected": on} for seat, on in connected.items()]
+        await self.channel_layer.group_send(
+            broadcast.room_group(self.room_id),
+            {"type": broadcast.PRESENCE_EVENT, "players": players},
+        )
+
+    async def disconnect(self, code: int) -> None:
+        """Give up this connection's presence (reporting a seat gone offline); leave groups."""
+        if not hasattr(self, "room_id"):
+            return
+        if self.heartbeat is not None:
+            self.heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.heartbeat
+            assert self.match_id is not None and self.seat is not None
+            went_offline = await _off_loop(
+                presence.presence_leave, self.match_id, self.seat, self.channel_name
+            )
+            if went_offline:
+                await self._presence_broadcast()
+        await self.channel_layer.group_discard(
+            broadcast.room_group(self.room_id), self.channel_name
+        )
+        if self.match_id is not None:
+            await self.channel_layer.group_discard(
+                broadcast.viewer_group(self.match_id, self.seat), self.channel_name
+            )
+
+    async def websocket_receive(self, message: dict[str, Any]) -> None:
+        """Refuse oversized or binary frames before parsing; rate-limit everything."""
+        text = message.get("text")
+        if not self.bucket.take():
+            await self._rate_limited()
+            return
+        if text is None or len(text.encode()) > MAX_MESSAGE_BYTES:
+            code = "too_large" if text is not None else "malformed"
+            await self._refuse(MatchError(code))
+            return
+        try:
+            content = json.loads(text)
+        except ValueError:
+            await self._refuse(MatchError("malformed", "消息不是有效的 JSON"))
+            return
+        await self.receive_json(content)
+
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        """Handle ``hello`` here; send everything else to the match service."""
+        if isinstance(content, dict) and content.get("type") == "hello":
+            since = content.get("v")
+            if self.match_id is not None:
+                valid = isinstance(since, int) and not isinstance(since, bool)
+                await self._resync(since if valid else None)
+            return
+        if self.match_id is None:
+            await self._refuse(MatchError("no_match"))
+            return
+        if self.seat is None:
+            await self._refuse(MatchError("not_seated"))
+            return
+        try:
+            await database_sync_to_async(
+                services.match_act, thread_sensitive=False, executor=_action_executor
+            )(match_id=self.match_id, user=self.user, payload=content)
+        except MatchError as error:
+            await self._refuse(error)
+
+    async def _refuse(self, error: MatchError) -> None:
+        if not self.bucket.take(self.error_cost):
+            await self._rate_limited()
+            return
+        await self.send_json({**error.to_json(), "v": self.version})
+
+    async def _rate_limited(self) -> None:
+        """Tell the client at most once a second that its messages are being dropped."""
+        now = time.monotonic()
+        if now - self.limited_notice_at >= 1.0:
+            self.limited_notice_at = now
+            await self.send_json({**MatchError("rate_limited").to_json(), "v": self.version})
+
+    async def table_update(self, event: dict[str, Any]) -> None:
+        """A committed change: forward it in order, or catch up from the log on a gap."""
+        frame = event["frame"]
+        if frame["v"] <= self.version:
+            return
+        if frame["from"] != self.version:
+            await self._resync(self.version)
+            return
+        self.version = frame["v"]
+        await self.send_json(frame)
+
+    async def table_presence(self, event: dict[str, Any]) -> None:
+        """A seat came online or went offline: forward who is connected (not versioned)."""
+        if self.match_id is not None:
+            await self.send_json({"type": "presence", "v": self.version,
+                                  "players": event["players"]})
+
+    async def table_match_started(self, event: dict[str, Any]) -> None:
+        """A match started in this room: re-check the seat, subscribe and send a snapshot."""
+        room = await database_sync_to_async(selectors.room_by_code)(
+            self.scope["url_route"]["kwargs"]["code"]
+        )
+        access = await database_sync_to_async(selectors.table_access)(room, self.user)
+        if access is None:
+            await self.close(code=CLOSE_FORBIDDEN)
+            return
+        self.seat = access.seat
+        await self._follow(event["match_id"], since=None)
+
+
+async def _off_loop(function: Any, *args: Any) -> Any:
+    """Run a blocking presence call (Redis) in a worker thread, off the event loop."""
+    return await sync_to_async(function, thread_sensitive=False)(*args)

@@ -1,0 +1,116 @@
+"""Server → client frames: ``snapshot``, ``update`` and ``catchup``, built per viewer.
+
+A viewer is a seat number, or ``None`` for spectators. Every frame is built from
+``Round.observation(viewer)`` and logged events filtered by
+:func:`~apps.matches.protocol.event_for_viewer`; the full snapshot of a round (hidden tiles,
+wall order) and a hand's seed before it ends are never put in a frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from majiang import Round
+
+from . import presence
+from .models import Hand, Match, MatchEvent, MatchPlayer
+from .protocol import event_for_viewer
+
+if TYPE_CHECKING:
+    from .change import MatchChange
+
+
+def epoch_ms(moment: datetime | None) -> int | None:
+    """A timestamp as milliseconds since the epoch (what clients count down to)."""
+    return None if moment is None else int(moment.timestamp() * 1000)
+
+
+def table_info(
+    match: Match, players: list[MatchPlayer], hand: Hand | None,
+    connected: Mapping[int, bool] | None,
+) -> dict[str, Any]:
+    """Match-level facts every viewer may see: hands, totals, deadline, 托管, votes.
+
+    ``connected`` is the seats' presence (:mod:`apps.matches.presence`); ``None`` when it
+    could not be read, which shows as ``"connected": null``.
+    """
+    return {
+        "match": match.pk,
+        "status": match.status,
+        "stage": match.stage,
+        "hand": hand.number if hand is not None else None,
+        "hands_total": match.hands_total,
+        "hands_played": match.hands_played,
+        "totals": list(match.totals),
+        "commitment": hand.commitment if hand is not None else None,
+        "deadline": epoch_ms(match.deadline) if match.status == Match.Status.PLAYING else None,
+        "players": [
+            {
+                "seat": p.seat,
+                "name": str(p.user),
+                "connected": None if connected is None else connected.get(p.seat, False),
+                "auto_play": p.auto_play,
+                "timeouts": p.consecutive_timeouts,
+            }
+            for p in players
+        ],
+        "ready": list(match.ready_seats),
+        "dissolve": match.dissolve_vote,
+    }
+
+
+def viewer_events(entries: Iterable[MatchEvent], viewer: int | None) -> list[dict[str, Any]]:
+    """The events of log entries that ``viewer`` may see, each tagged with its entry's ``v``."""
+    out: list[dict[str, Any]] = []
+    for entry in entries:
+        for logged in entry.payload["events"]:
+            event = event_for_viewer(logged, viewer)
+            if event is not None:
+                event["v"] = entry.seq
+                out.append(event)
+    return out
+
+
+def observation_of(rnd: Round | None, viewer: int | None) -> dict[str, Any] | None:
+    """The round as ``viewer`` may see it (``None`` before the first deal)."""
+    return rnd.observation(viewer) if rnd is not None else None
+
+
+def updates_for(change: MatchChange) -> dict[int | None, dict[str, Any]]:
+    """The ``update`` frame of a committed change, for every seat and for spectators.
+
+    Reads the seats' presence from Redis (one round trip) for ``table.players``.
+    """
+    match = change.match
+    connected = presence.seats_connected(match.pk, [p.seat for p in change.players])
+    table = table_info(match, change.players, change.hand, connected)
+    since = change.entries[0].seq - 1
+    viewers: list[int | None] = [p.seat for p in change.players]
+    viewers.append(None)
+    return {
+        viewer: {
+            "type": "update",
+            "from": since,
+            "v": match.version,
+            "events": viewer_events(change.entries, viewer),
+            "observation": observation_of(change.rnd, viewer),
+            "table": table,
+        }
+        for viewer in viewers
+    }
+
+
+def snapshot_frame(
+    match: Match, players: list[MatchPlayer], hand: Hand | None, rnd: Round | None,
+    viewer: int | None, *, connected: Mapping[int, bool] | None,
+) -> dict[str, Any]:
+    """The full current view for ``viewer`` (on connect, or when too far behind)."""
+    return {
+        "type": "snapshot",
+        "v": match.version,
+        "seat": viewer,
+        "observation": observation_of(rnd, viewer),
+        "table": table_info(match, players, hand, connected),
+    }

@@ -1,0 +1,191 @@
+"""The steps of a match, each inside a locked :class:`~apps.matches.change.MatchChange`.
+
+Deal a hand (with its fair-shuffle commitment), apply an action, close a hand (settlement,
+seed reveal, ledger hook), close the match (totals, ledger hook, room closed). Only the
+services in :mod:`apps.matches.services` call these.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Any
+
+from django.db import transaction
+
+from apps.clubs.models import Room
+from majiang import Action, Round, get_variant
+from majiang.match import Match as RulesMatch
+from majiang.record import record_of
+
+from . import broadcast, signals
+from .change import MatchChange
+from .models import Hand, Match, MatchEvent, MatchPlayer
+from .protocol import event_to_log, table_event
+
+NEXT_HAND_SECONDS = 15
+"""How long the settlement stays up before the next hand is dealt anyway."""
+DEFAULT_TURN_SECONDS = 15
+
+
+def commitment_of(salt: str, seed: str) -> str:
+    """The published commitment to a hand's seed: sha256 of salt + seed, in hex."""
+    return hashlib.sha256((salt + seed).encode()).hexdigest()
+
+
+def turn_seconds(match: Match) -> int:
+    """Seconds per decision (room setting ``turn_seconds``)."""
+    return int(match.settings.get("turn_seconds", DEFAULT_TURN_SECONDS))
+
+
+def match_create(*, room: Room) -> MatchChange:
+    """Create the match of a room whose seats are all ready, and its players."""
+    variant = get_variant(room.variant)
+    seats = list(room.seats.select_related("user").order_by("seat"))
+    opener = next((s.seat for s in seats if s.user_id == room.created_by_id), 0)
+    rules = RulesMatch.start(variant, room.settings, seed=secrets.token_hex(16), opener=opener)
+    match = Match.objects.create(
+        room=room,
+        club_id=room.club_id,
+        variant=variant.id,
+        settings=rules.settings,
+        hands_total=rules.hands_total,
+        dealer=rules.dealer,
+        streak=rules.streak,
+        totals=list(rules.totals),
+    )
+    players = [
+        MatchPlayer.objects.create(match=match, seat=s.seat, user=s.user) for s in seats
+    ]
+    Room.objects.filter(pk=room.pk).update(status=Room.Status.PLAYING)
+    change = MatchChange(match, players, None, None)
+    change.log(
+        MatchEvent.Kind.TABLE,
+        [table_event("match_start", hands_total=match.hands_total, dealer=match.dealer)],
+    )
+    room_id, match_id = room.pk, match.pk
+    transaction.on_commit(
+        lambda: broadcast.send_match_started(room_id, match_id), robust=True
+    )
+    return change
+
+
+def hand_deal(change: MatchChange) -> None:
+    """Deal the next hand from a fresh secret seed and publish its commitment."""
+    match = change.match
+    seed, salt = secrets.token_hex(16), secrets.token_hex(16)
+    hand = Hand.objects.create(
+        match=match,
+        number=match.hands_played + 1,
+        dealer=match.dealer,
+        streak=match.streak,
+        seed=seed,
+        salt=salt,
+        commitment=commitment_of(salt, seed),
+    )
+    rnd, events = Round.deal(
+        get_variant(match.variant), match.settings, dealer=hand.dealer, streak=hand.streak,
+        seed=seed,
+    )
+    change.hand, change.rnd = hand, rnd
+    match.stage = Match.Stage.HAND
+    match.ready_seats = []
+    start = table_event(
+        "hand_start", hand=hand.number, dealer=hand.dealer, streak=hand.streak,
+        commitment=hand.commitment,
+    )
+    change.log(MatchEvent.Kind.DEAL, [start, *map(event_to_log, events)])
+    change.start_decision(turn_seconds(match))
+
+
+def action_apply(
+    change: MatchChange, player: MatchPlayer, action: Action, *, timeout: bool
+) -> None:
+    """Apply a seat's action (raises ``IllegalActionError`` with nothing changed).
+
+    A player's own action clears its timeout count and ends 托管; a timeout counts, and
+    ``auto_play_after`` consecutive ones put the seat into 托管.
+    """
+    rnd = change.rnd
+    assert rnd is not None
+    window = rnd.window
+    events = [event_to_log(e) for e in rnd.apply(action)]
+    extra: list[dict[str, Any]] = []
+    if timeout:
+        extra.append(table_event("timeout", player.seat))
+        if not player.auto_play:
+            player.consecutive_timeouts += 1
+            if player.consecutive_timeouts >= int(change.match.settings.get("auto_play_after", 2)):
+                player.auto_play = True
+                extra.append(table_event("auto_play", player.seat, on=True))
+    else:
+        player.consecutive_timeouts = 0
+        if player.auto_play:
+            player.auto_play = False
+            extra.append(table_event("auto_play", player.seat, on=False))
+    change.log(
+        MatchEvent.Kind.ACTION, events + extra, seat=player.seat, action=action.to_json(),
+        timeout=timeout,
+    )
+    if rnd.ended:
+        hand_close(change)
+    elif rnd.window is None or rnd.window is not window:
+        change.start_decision(turn_seconds(change.match))
+
+
+def hand_close(change: MatchChange) -> None:
+    """Settle an ended hand, reveal its seed, rotate the dealer; end the match if it is over."""
+    match, hand, rnd = change.match, change.hand, change.rnd
+    assert hand is not None and rnd is not None
+    rules = RulesMatch(
+        get_variant(match.variant), match.settings, match.dealer, match.streak,
+        match.hands_played, list(match.totals),
+    )
+    rules.finish(rnd)
+    settlement = rnd.settlement().to_json()
+    match.totals, match.hands_played = rules.totals, rules.hands_played
+    match.dealer, match.streak = rules.dealer, rules.streak
+    hand.settlement, hand.record, hand.ended_at = settlement, record_of(rnd), change.now
+    hand.save(update_fields=["settlement", "record", "ended_at"])
+    change.log(
+        MatchEvent.Kind.HAND_END,
+        [
+            _reveal(hand),
+            table_event("settlement", hand=hand.number, settlement=settlement,
+                        totals=list(match.totals)),
+        ],
+    )
+    change.signals.append((signals.hand_settled, {"sender": Hand, "hand": hand}))
+    if rules.over:
+        match_close(change, Match.Status.FINISHED)
+    else:
+        match.stage = Match.Stage.BETWEEN
+        match.ready_seats = [p.seat for p in change.players if p.auto_play]
+        change.start_decision(NEXT_HAND_SECONDS)
+
+
+def _reveal(hand: Hand) -> dict[str, Any]:
+    return table_event(
+        "reveal", hand=hand.number, seed=hand.seed, salt=hand.salt, commitment=hand.commitment
+    )
+
+
+def match_close(change: MatchChange, status: str) -> None:
+    """End the match (all hands played, or dissolved by vote) and close the room."""
+    match, hand = change.match, change.hand
+    extra: list[dict[str, Any]] = []
+    if status == Match.Status.DISSOLVED and hand is not None and hand.ended_at is None:
+        hand.ended_at = change.now
+        hand.save(update_fields=["ended_at"])
+        extra.append(_reveal(hand))
+    match.status, match.stage = status, Match.Stage.OVER
+    match.finished_at, match.deadline, match.dissolve_vote = change.now, None, None
+    change.log(
+        MatchEvent.Kind.MATCH_END,
+        [*extra, table_event("match_end", reason=status, totals=list(match.totals),
+                             hands_played=match.hands_played)],
+    )
+    Room.objects.filter(pk=match.room_id).update(
+        status=Room.Status.CLOSED, closed_at=change.now
+    )
+    change.signals.append((signals.match_finished, {"sender": Match, "match": match}))

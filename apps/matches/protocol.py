@@ -1,0 +1,141 @@
+"""The table protocol's building blocks: typed errors, client messages and logged events.
+
+See ``docs/protocol.md``. Everything here is pure (no database); services and consumers
+share it so that a message is validated the same way wherever it arrives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from majiang import Action, ActionType, Event, RecordError
+from majiang.tiles import parse_tile
+
+MAX_MESSAGE_BYTES = 4096
+"""Larger client frames are refused with ``too_large`` without being parsed."""
+
+ACTION_TYPES = frozenset(t.value for t in ActionType)
+TABLE_TYPES = frozenset({"ready_next", "dissolve_propose", "dissolve_vote", "resume"})
+
+ERROR_MESSAGES = {
+    "malformed": "消息格式不正确",
+    "too_large": "消息过长",
+    "stale_version": "牌局已变化，请按最新状态操作",
+    "not_seated": "你不是本桌玩家，不能操作",
+    "no_match": "本房间当前没有对局",
+    "match_over": "对局已结束",
+    "not_between_hands": "现在不是局间准备阶段",
+    "hand_in_progress": "牌局进行中，不能准备下一局",
+    "vote_in_progress": "已有解散投票在进行",
+    "no_vote": "当前没有解散投票",
+    "already_voted": "你已经投过票了",
+    "not_auto_play": "你没有处于托管状态",
+    "rate_limited": "操作过于频繁，请稍后再试",
+}
+"""Chinese messages of the server's own error codes (the rules package brings its own)."""
+
+
+class MatchError(Exception):
+    """A refused client message: a stable ``code`` and a Chinese ``message``.
+
+    Nothing changed. The consumer replies ``{"type":"error","code":..,"message":..}``.
+    """
+
+    def __init__(self, code: str, message: str | None = None) -> None:
+        super().__init__(code)
+        self.code = code
+        self.message = message or ERROR_MESSAGES.get(code, "操作无效")
+
+    def to_json(self) -> dict[str, Any]:
+        """The error frame sent to the client."""
+        return {"type": "error", "code": self.code, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class ClientMessage:
+    """A validated client message: ``type``, the version it was based on, and its fields."""
+
+    type: str
+    version: int | None
+    fields: Mapping[str, Any]
+
+    @property
+    def is_action(self) -> bool:
+        """Whether this is a rules action (discard, pung, ...)."""
+        return self.type in ACTION_TYPES
+
+    def action_for(self, seat: int) -> Action:
+        """The rules action this message asks for on behalf of ``seat``."""
+        data = {k: v for k, v in self.fields.items() if k in ("tile", "declare", "ticks")}
+        try:
+            return Action.from_json({**data, "type": self.type, "seat": seat})
+        except RecordError as exc:
+            raise MatchError("malformed", f"消息格式不正确: {exc}") from exc
+
+
+def parse_client_message(data: Any) -> ClientMessage:
+    """Check the shape of a decoded client frame. Raises :class:`MatchError` (``malformed``)."""
+    if not isinstance(data, dict):
+        raise MatchError("malformed", "消息必须是 JSON 对象")
+    kind = data.get("type")
+    if kind not in ACTION_TYPES and kind not in TABLE_TYPES:
+        raise MatchError("malformed", f"未知的消息类型: {kind!r}"[:80])
+    version = data.get("v")
+    if version is not None and (not isinstance(version, int) or isinstance(version, bool)):
+        raise MatchError("malformed", "v 必须是整数")
+    if kind in ACTION_TYPES:
+        if version is None:
+            raise MatchError("malformed", "操作必须带上版本号 v")
+        tile = data.get("tile")
+        if tile is not None:
+            if not isinstance(tile, str):
+                raise MatchError("malformed", "tile 必须是牌的代码，例如 5m")
+            try:
+                parse_tile(tile)
+            except ValueError as exc:
+                raise MatchError("malformed", f"无效的牌: {tile[:8]}") from exc
+    if kind == "dissolve_vote" and not isinstance(data.get("agree"), bool):
+        raise MatchError("malformed", "agree 必须是 true 或 false")
+    fields = {k: v for k, v in data.items() if k not in ("type", "v")}
+    return ClientMessage(kind, version, fields)
+
+
+def event_to_log(event: Event) -> dict[str, Any]:
+    """An event in full, for the log: the public part plus its privacy markers."""
+    out = {"public": event.to_json() if not event.private else _public_json(event)}
+    if event.private:
+        out["private"] = True
+        out["full"] = event.to_json()
+    if event.audience is not None:
+        out["audience"] = event.audience
+    return out
+
+
+def _public_json(event: Event) -> dict[str, Any]:
+    """The event with its private tile and secrets blanked, as every other seat sees it."""
+    return replace(event, tile=None, secret={}).to_json()
+
+
+def event_for_viewer(logged: Mapping[str, Any], viewer: int | None) -> dict[str, Any] | None:
+    """A logged event as ``viewer`` (a seat, or ``None`` for spectators) may see it.
+
+    Mirrors :meth:`majiang.Event.for_viewer`: audience-only events go to their seat alone,
+    private tiles only to the event's own seat.
+    """
+    audience = logged.get("audience")
+    if audience is not None and viewer != audience:
+        return None
+    if logged.get("private") and viewer is not None and viewer == logged["full"].get("seat"):
+        return dict(logged["full"])
+    return dict(logged["public"])
+
+
+def table_event(kind: str, seat: int | None = None, **data: Any) -> dict[str, Any]:
+    """A public, server-made event (commitment, 托管, votes, ...) in log form."""
+    public: dict[str, Any] = {"type": kind}
+    if seat is not None:
+        public["seat"] = seat
+    public.update(data)
+    return {"public": public}

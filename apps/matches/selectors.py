@@ -1,0 +1,86 @@
+"""Reads of live play: who may sit or watch at a table, and the frames a viewer needs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from apps.clubs.models import Room, RoomSeat
+from apps.clubs.selectors import membership_role
+
+from . import presence, state
+from .frames import snapshot_frame, viewer_events
+from .models import Match, MatchEvent, MatchPlayer
+
+MAX_CATCHUP_ENTRIES = 200
+"""A client further behind than this many log entries gets a full snapshot instead."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableAccess:
+    """What a user may do at a room's table: play ``seat``, or watch (``seat`` None)."""
+
+    room_id: int
+    seat: int | None
+    match_id: int | None
+
+
+def room_by_code(code: str) -> Room | None:
+    """The room with this code, if any."""
+    return Room.objects.select_related("club").filter(code=code).first()
+
+
+def match_current(room_id: int) -> Match | None:
+    """The room's most recent match, if one has started."""
+    return Match.objects.filter(room_id=room_id).order_by("-created_at", "-pk").first()
+
+
+def table_access(room: Room, user: Any) -> TableAccess | None:
+    """The user's place at the table, or ``None`` if they may not connect at all.
+
+    Seated players play their seat. Other club members may watch when the room allows
+    spectators. Everyone else is refused.
+    """
+    if not getattr(user, "is_authenticated", False):
+        return None
+    match = match_current(room.pk)
+    if match is not None:
+        seat = (
+            MatchPlayer.objects.filter(match=match, user=user)
+            .values_list("seat", flat=True)
+            .first()
+        )
+    else:
+        seat = RoomSeat.objects.filter(room=room, user=user).values_list("seat", flat=True).first()
+    if seat is None and not (room.allow_spectators and membership_role(room.club, user)):
+        return None
+    return TableAccess(room.pk, seat, match.pk if match is not None else None)
+
+
+def table_snapshot(match_id: int, viewer: int | None) -> dict[str, Any]:
+    """The ``snapshot`` frame of a match for ``viewer`` (a seat, or None for spectators)."""
+    match = Match.objects.get(pk=match_id)
+    players = list(MatchPlayer.objects.filter(match=match).select_related("user"))
+    hand = match.hands.order_by("-number").first()
+    rnd = state.round_read(match, hand) if hand is not None else None
+    connected = presence.seats_connected(match.pk, [p.seat for p in players])
+    return snapshot_frame(match, players, hand, rnd, viewer, connected=connected)
+
+
+def table_catchup(match_id: int, since: int, viewer: int | None) -> dict[str, Any]:
+    """The events ``viewer`` missed after version ``since``, with the current view.
+
+    A ``catchup`` frame (missed events plus the snapshot) when at most
+    :data:`MAX_CATCHUP_ENTRIES` entries were missed, else a plain ``snapshot``.
+    """
+    frame = table_snapshot(match_id, viewer)
+    missed = frame["v"] - since
+    if since < 0 or missed > MAX_CATCHUP_ENTRIES:
+        return frame
+    entries = MatchEvent.objects.filter(match_id=match_id, seq__gt=since, seq__lte=frame["v"])
+    return {
+        **frame,
+        "type": "catchup",
+        "from": since,
+        "events": viewer_events(entries.order_by("seq"), viewer),
+    }

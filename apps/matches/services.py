@@ -1,0 +1,222 @@
+"""Writes of live play. Every change to a match goes through one of these, serialised by
+``select_for_update`` on the match row (``BEGIN IMMEDIATE`` on SQLite).
+
+- :func:`match_start`: a room's seats are all ready → create the match, deal hand 1.
+- :func:`match_act`: a client message from a user (action, ready, 托管 off, dissolve vote).
+- :func:`match_timeout_fire`: a Celery timer for a given version fired.
+
+Each checks, applies and appends to the log in one transaction; broadcasting and the next
+timer are registered with ``transaction.on_commit``.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.db import transaction
+
+from apps.clubs.models import Room
+from majiang import IllegalActionError
+
+from . import lifecycle, state
+from .change import AUTO_PLAY_DELAY, TIMER_TOLERANCE, MatchChange, timer_schedule
+from .frames import epoch_ms
+from .models import Match, MatchEvent, MatchPlayer
+from .protocol import ClientMessage, MatchError, parse_client_message, table_event
+
+DISSOLVE_VOTE_SECONDS = 60
+
+
+def match_start(*, room: Room) -> Match:
+    """Start the match of a room whose seats are all filled and ready; deal its first hand.
+
+    Runs inside the caller's transaction (the clubs app's ``room_all_ready`` signal).
+    """
+    with transaction.atomic():
+        change = lifecycle.match_create(room=room)
+        lifecycle.hand_deal(change)
+        change.save()
+    return change.match
+
+
+def match_act(*, match_id: int, user: Any, payload: Any) -> int:
+    """Handle one client message from ``user``; return the match version afterwards.
+
+    Raises :class:`~apps.matches.protocol.MatchError` (``malformed``, ``not_seated``,
+    ``stale_version``, a rules code such as ``not_your_turn`` ...) with nothing changed.
+    """
+    message = parse_client_message(payload)
+    with transaction.atomic():
+        change = MatchChange.open(match_id)
+        try:
+            _dispatch(change, user, message)
+        except MatchError:
+            _keep_cached_round(change)
+            raise
+        change.save()
+    return change.match.version
+
+
+def _keep_cached_round(change: MatchChange) -> None:
+    """Put back a round that a refused message left unchanged."""
+    if change.rnd is not None and not change.entries:
+        state.writer_checkin(change.match.pk, change.match.version, change.rows())
+
+
+def _dispatch(change: MatchChange, user: Any, message: ClientMessage) -> None:
+    match = change.match
+    if match.status != Match.Status.PLAYING:
+        raise MatchError("match_over")
+    player = change.player_of(user.pk)
+    if player is None:
+        raise MatchError("not_seated")
+    if message.is_action:
+        _player_action(change, player, message)
+    elif message.type == "ready_next":
+        _ready_next(change, player)
+    elif message.type == "resume":
+        _resume(change, player)
+    elif message.type == "dissolve_propose":
+        _dissolve_propose(change, player)
+    else:
+        _dissolve_vote(change, player, bool(message.fields["agree"]))
+
+
+def _player_action(change: MatchChange, player: MatchPlayer, message: ClientMessage) -> None:
+    match = change.match
+    version = message.version
+    assert version is not None
+    if version > match.version or version < match.decision_version:
+        raise MatchError("stale_version")
+    if match.stage != Match.Stage.HAND or change.rnd is None:
+        raise MatchError("hand_over", "本局已结束")
+    action = message.action_for(player.seat)
+    try:
+        lifecycle.action_apply(change, player, action, timeout=False)
+    except IllegalActionError as exc:
+        raise MatchError(exc.code, exc.message) from exc
+
+
+def _ready_next(change: MatchChange, player: MatchPlayer) -> None:
+    match = change.match
+    if match.stage != Match.Stage.BETWEEN:
+        raise MatchError("not_between_hands")
+    if player.seat not in match.ready_seats:
+        match.ready_seats = sorted([*match.ready_seats, player.seat])
+        change.log(MatchEvent.Kind.TABLE, [table_event("ready_next", player.seat)])
+    if len(match.ready_seats) == len(change.players):
+        lifecycle.hand_deal(change)
+
+
+def _resume(change: MatchChange, player: MatchPlayer) -> None:
+    if not player.auto_play:
+        raise MatchError("not_auto_play")
+    player.auto_play, player.consecutive_timeouts = False, 0
+    change.log(MatchEvent.Kind.TABLE, [table_event("auto_play", player.seat, on=False)])
+
+
+def _dissolve_propose(change: MatchChange, player: MatchPlayer) -> None:
+    match = change.match
+    if match.dissolve_vote:
+        raise MatchError("vote_in_progress")
+    deadline = change.now + timedelta(seconds=DISSOLVE_VOTE_SECONDS)
+    match.dissolve_vote = {
+        "proposer": player.seat,
+        "votes": {str(player.seat): True},
+        "deadline": epoch_ms(deadline),
+    }
+    change.log(
+        MatchEvent.Kind.TABLE,
+        [table_event("dissolve_proposed", player.seat, deadline=epoch_ms(deadline))],
+    )
+
+
+def _dissolve_vote(change: MatchChange, player: MatchPlayer, agree: bool) -> None:
+    match = change.match
+    vote = match.dissolve_vote
+    if not vote:
+        raise MatchError("no_vote")
+    if str(player.seat) in vote["votes"]:
+        raise MatchError("already_voted")
+    vote = {**vote, "votes": {**vote["votes"], str(player.seat): agree}}
+    events = [table_event("dissolve_vote", player.seat, agree=agree)]
+    if not agree:
+        match.dissolve_vote = None
+        events.append(table_event("dissolve_failed", reason="refused"))
+        change.log(MatchEvent.Kind.TABLE, events)
+        return
+    match.dissolve_vote = vote
+    if len(vote["votes"]) < len(change.players):
+        change.log(MatchEvent.Kind.TABLE, events)
+        return
+    events.append(table_event("dissolve_passed"))
+    change.log(MatchEvent.Kind.TABLE, events)
+    lifecycle.match_close(change, Match.Status.DISSOLVED)
+
+
+def match_timeout_fire(*, match_id: int, version: int) -> bool:
+    """Apply what is due for a timer scheduled at ``version``; return whether it acted.
+
+    Does nothing unless the match is still at ``version``. Then, in order: an expired
+    dissolve vote fails; seats in 托管 whose short delay has passed, and every pending seat
+    once the deadline has passed, get the variant's timeout action; between hands, the next
+    hand is dealt once the settlement delay has passed.
+    """
+    with transaction.atomic():
+        due_now = Match.objects.filter(pk=match_id, version=version, status=Match.Status.PLAYING)
+        if not due_now.exists():
+            # Moved on, over, or deleted (a timer outliving a test match): versions only
+            # grow, so this holds without the lock, and nothing is loaded or rebuilt.
+            return False
+        change = MatchChange.open(match_id)
+        match = change.match
+        if match.version != version or match.status != Match.Status.PLAYING:
+            _keep_cached_round(change)
+            return False
+        _expire_vote(change)
+        if match.stage == Match.Stage.HAND:
+            _timeout_pending_seats(change)
+        elif _past(change, match.deadline):
+            lifecycle.hand_deal(change)
+        if not change.entries:
+            # Fired a little early: look again at the same version.
+            _keep_cached_round(change)
+            due = change.next_timer_due()
+            if due is not None:
+                transaction.on_commit(
+                    lambda: timer_schedule(match_id, version, due), robust=True
+                )
+            return False
+        change.save()
+    return True
+
+
+def _past(change: MatchChange, moment: Any) -> bool:
+    return moment is not None and change.now + TIMER_TOLERANCE >= moment
+
+
+def _expire_vote(change: MatchChange) -> None:
+    vote = change.match.dissolve_vote
+    if vote and epoch_ms(change.now + TIMER_TOLERANCE) >= vote["deadline"]:
+        change.match.dissolve_vote = None
+        change.log(MatchEvent.Kind.TABLE, [table_event("dissolve_failed", reason="expired")])
+
+
+def _timeout_pending_seats(change: MatchChange) -> None:
+    rnd = change.rnd
+    assert rnd is not None
+    deadline_passed = _past(change, change.match.deadline)
+    auto_due = _past(change, change.match.changed_at + AUTO_PLAY_DELAY)
+    players = {p.seat: p for p in change.players}
+    for seat in rnd.pending():
+        if change.new_decision:
+            return  # the decision point moved on: its seats get a fresh timer
+        player = players[seat]
+        if not (deadline_passed or (player.auto_play and auto_due)):
+            continue
+        if seat not in rnd.pending():
+            continue
+        action = rnd.timeout_action(seat)
+        if action is not None:
+            lifecycle.action_apply(change, player, action, timeout=True)

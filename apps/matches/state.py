@@ -1,0 +1,104 @@
+"""A match's writer state (players, current hand, its :class:`~majiang.Round`), with a
+verified per-process cache.
+
+A hand's state is a pure function of its seed and its logged actions. Each process keeps at
+most one entry per match, tagged with the match version it reflects: the built round, and
+for writers also the match's :class:`MatchPlayer` rows and current :class:`Hand` row. An
+entry is used only when its tag equals the version read from the (locked) match row, which
+is the seq of the last log entry; otherwise everything is loaded again and the round is
+rebuilt from the log.
+
+This is sound because those rows of a playing match are written only inside a
+:class:`~apps.matches.change.MatchChange`, and every such change bumps the version.
+
+Writers *check out* the cached entry (removing it, so a failed transaction can never leave
+a half-applied round or row behind) and *check in* the new one after commit.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from majiang import Action, Round, get_variant
+
+from .models import Hand, Match, MatchEvent, MatchPlayer
+
+
+@dataclass(slots=True)
+class WriterState:
+    """What a writer needs besides the locked match row, as of one match version."""
+
+    players: list[MatchPlayer]
+    hand: Hand | None
+    rnd: Round | None
+
+
+_cache: dict[int, tuple[int, WriterState]] = {}
+_cache_lock = threading.Lock()
+
+
+def round_rebuild(match: Match, hand: Hand, *, upto: int | None = None) -> Round:
+    """Deal ``hand`` from its seed and apply its logged actions (with seq ≤ ``upto``)."""
+    rnd, _ = Round.deal(
+        get_variant(match.variant),
+        match.settings,
+        dealer=hand.dealer,
+        streak=hand.streak,
+        seed=hand.seed,
+    )
+    entries = MatchEvent.objects.filter(match=match, hand=hand, kind=MatchEvent.Kind.ACTION)
+    if upto is not None:
+        entries = entries.filter(seq__lte=upto)
+    for payload in entries.order_by("seq").values_list("payload", flat=True):
+        rnd.apply(Action.from_json(payload["action"]))
+    return rnd
+
+
+def writer_checkout(match: Match) -> WriterState:
+    """The players, current hand and round at ``match.version``, for a writer holding the
+    match row lock.
+
+    Takes the cached entry out of the cache. When its version matches, its rows are used
+    (re-attached to ``match``) without a query; else they are loaded and the round is
+    rebuilt from the log. Give it back with :func:`writer_checkin` once the change is
+    committed.
+    """
+    with _cache_lock:
+        cached = _cache.pop(match.pk, None)
+    if cached is not None and cached[0] == match.version:
+        rows = cached[1]
+        for player in rows.players:
+            player.match = match
+        if rows.hand is not None:
+            rows.hand.match = match
+        return rows
+    players = list(MatchPlayer.objects.filter(match=match).select_related("user"))
+    hand = match.hands.order_by("-number").first()
+    rnd = round_rebuild(match, hand) if hand is not None else None
+    return WriterState(players, hand, rnd)
+
+
+def writer_checkin(match_id: int, version: int, rows: WriterState) -> None:
+    """Cache ``rows`` as the match's state at ``version`` (call after commit)."""
+    if rows.rnd is None:
+        return
+    with _cache_lock:
+        current = _cache.get(match_id)
+        if current is None or current[0] < version:
+            _cache[match_id] = (version, rows)
+
+
+def round_read(match: Match, hand: Hand) -> Round:
+    """The hand's round at ``match.version`` for reading only; never mutate the result."""
+    with _cache_lock:
+        cached = _cache.get(match.pk)
+    if cached is not None and cached[0] == match.version and cached[1].rnd is not None:
+        return cached[1].rnd
+    return round_rebuild(match, hand, upto=match.version)
+
+
+def round_forget(match_id: int) -> None:
+    """Drop the cached round of a match (its hand ended, or it is over)."""
+    with _cache_lock:
+        _cache.pop(match_id, None)

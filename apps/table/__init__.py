@@ -1,0 +1,1 @@
+"""The table page: the browser client that renders the live game (issue 8)."""

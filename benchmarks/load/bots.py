@@ -1,0 +1,211 @@
+"""The bot client: log in over HTTP, join a room's table WebSocket, play legal actions.
+
+Each bot plays its seat from its own observation: it takes a win whenever one is offered,
+otherwise picks at random among ``observation.me.legal``; between hands it sends
+``ready_next``. It has at most one message in flight and sends it after ``think``
+seconds. The latency of a message is the time from sending it to receiving the frame
+whose events confirm it (an event of the bot's seat of that type, or its ``decided``).
+
+It also checks the stream it receives: every ``update``/``catchup`` must continue from
+the last version seen (``from`` equal to it), never repeat one, and no second snapshot
+may replace the stream. Only 127.0.0.1 is ever contacted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import requests
+from websockets.asyncio.client import ClientConnection, connect
+
+from .tables import PASSWORD
+
+HOST = "127.0.0.1"
+CONNECT_SPACING = 0.02
+"""Seconds between the handshakes of successive clients of a run: a burst of hundreds of
+simultaneous handshakes exceeds a daphne process's Redis pool (100 connections)."""
+CONFIRM_TIMEOUT = 5.0
+"""A message not confirmed (nor refused) within this long is given up on."""
+MAX_RETRIES = 3
+"""Refused messages retried at one version before waiting for the next frame."""
+
+
+def login(port: int, username: str) -> str:
+    """Log in through the login form (CSRF included); return the Cookie header value."""
+    base = f"http://{HOST}:{port}"
+    with requests.Session() as session:
+        session.get(f"{base}/accounts/login/", timeout=30).raise_for_status()
+        response = session.post(
+            f"{base}/accounts/login/",
+            data={"username": username, "password": PASSWORD,
+                  "csrfmiddlewaretoken": session.cookies["csrftoken"]},
+            allow_redirects=False, timeout=30,
+        )
+        if response.status_code != 302 or "sessionid" not in session.cookies:
+            raise RuntimeError(f"login of {username} failed: HTTP {response.status_code}")
+        return f"sessionid={session.cookies['sessionid']}"
+
+
+@dataclass
+class SeatLog:
+    """What one bot saw and measured."""
+
+    latencies: list[tuple[float, float]] = field(default_factory=list)
+    """(sent at, seconds to confirmation), monotonic clock."""
+    sent: int = 0
+    refused: int = 0
+    unconfirmed: int = 0
+    frames: int = 0
+    first_version: int | None = None
+    version: int = -1
+    gaps: int = 0
+    duplicates: int = 0
+    resnapshots: int = 0
+    status: str | None = None
+
+
+@dataclass
+class _InFlight:
+    sent_at: float
+    version: int
+    expect: frozenset[str]
+
+
+class Bot:
+    """One seat's player."""
+
+    def __init__(self, port: int, code: str, cookie: str, seat: int, *, think: float,
+                 stop_at: float, seed: int, connect_after: float = 0.0) -> None:
+        self.url = f"ws://{HOST}:{port}/ws/rooms/{code}/"
+        self.origin = f"http://{HOST}:{port}"
+        self.cookie, self.seat, self.think, self.stop_at = cookie, seat, think, stop_at
+        self.rng = random.Random(seed)
+        self.log = SeatLog()
+        self.connected = asyncio.Event()
+        self.last: dict[str, Any] | None = None
+        self.in_flight: _InFlight | None = None
+        self.retries: dict[int, int] = {}
+        self.done = False
+        self.connect_after = connect_after
+
+    async def run(self) -> SeatLog:
+        """Play until the match is over or ``stop_at`` (monotonic) has passed."""
+        await asyncio.sleep(self.connect_after)
+        async with connect(self.url, origin=self.origin, compression=None, max_size=None,
+                           additional_headers={"Cookie": self.cookie},
+                           ping_interval=None, open_timeout=60) as ws:
+            self.connected.set()
+            while not self.done:
+                remaining = self.stop_at - time.monotonic()
+                if remaining <= 0:
+                    break
+                try:
+                    raw = await asyncio.wait_for(ws.recv(), min(remaining, 1.0))
+                except TimeoutError:
+                    await self._decide(ws)
+                    continue
+                await self._on_frame(ws, json.loads(raw))
+        return self.log
+
+    async def _on_frame(self, ws: ClientConnection, frame: dict[str, Any]) -> None:
+        log = self.log
+        log.frames += 1
+        kind = frame.get("type")
+        if kind == "error":
+            log.refused += 1
+            self.in_flight = None
+            await self._decide(ws)
+            return
+        if kind not in ("snapshot", "update", "catchup"):
+            return
+        if kind == "snapshot":
+            if log.first_version is None:
+                log.first_version = frame["v"]
+            else:
+                log.resnapshots += 1
+        elif frame["v"] <= log.version:
+            log.duplicates += 1
+            return
+        elif frame["from"] != log.version:
+            log.gaps += 1
+        log.version = frame["v"]
+        log.status = frame["table"]["status"]
+        self._confirm(frame.get("events", ()))
+        self.last = frame
+        await self._decide(ws)
+
+    def _confirm(self, events: Any) -> None:
+        flight = self.in_flight
+        if flight is None:
+            return
+        if any(e.get("seat") == self.seat and e.get("type") in flight.expect for e in events):
+            self.log.latencies.append((flight.sent_at, time.monotonic() - flight.sent_at))
+            self.in_flight = None
+
+    async def _decide(self, ws: ClientConnection) -> None:
+        frame = self.last
+        if frame is None:
+            return
+        if self.in_flight is not None:
+            if time.monotonic() - self.in_flight.sent_at < CONFIRM_TIMEOUT:
+                return
+            self.log.unconfirmed += 1
+            self.in_flight = None
+        table, version = frame["table"], frame["v"]
+        if table["status"] != "playing":
+            self.done = True
+            return
+        if self.retries.get(version, 0) >= MAX_RETRIES:
+            return
+        message = self._choose(frame)
+        if message is None:
+            return
+        if self.think:
+            await asyncio.sleep(self.think)
+        self.retries[version] = self.retries.get(version, 0) + 1
+        expect = {message["type"], "decided", "auto"}
+        self.in_flight = _InFlight(time.monotonic(), version, frozenset(expect))
+        self.log.sent += 1
+        await ws.send(json.dumps({**message, "v": version}))
+
+    def _choose(self, frame: dict[str, Any]) -> dict[str, Any] | None:
+        table, observation = frame["table"], frame["observation"]
+        if table["stage"] == "between":
+            return None if self.seat in table["ready"] else {"type": "ready_next"}
+        if table["stage"] != "hand" or not observation:
+            return None
+        legal = observation["me"]["legal"]
+        if not legal:
+            return None
+        wins = [a for a in legal if a["type"] == "win"]
+        action = wins[0] if wins else self.rng.choice(legal)
+        return {k: v for k, v in action.items() if k != "seat" and v is not None}
+
+
+class Idle:
+    """A connected player who never acts (for memory per idle connection)."""
+
+    def __init__(self, port: int, code: str, cookie: str, *, stop_at: float,
+                 connect_after: float = 0.0) -> None:
+        self.url = f"ws://{HOST}:{port}/ws/rooms/{code}/"
+        self.origin = f"http://{HOST}:{port}"
+        self.cookie, self.stop_at = cookie, stop_at
+        self.connected = asyncio.Event()
+        self.connect_after = connect_after
+
+    async def run(self) -> None:
+        """Stay connected, reading frames, until ``stop_at``."""
+        await asyncio.sleep(self.connect_after)
+        async with connect(self.url, origin=self.origin, compression=None, max_size=None,
+                           additional_headers={"Cookie": self.cookie},
+                           ping_interval=None, open_timeout=60) as ws:
+            self.connected.set()
+            while time.monotonic() < self.stop_at:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(ws.recv(), 0.5)

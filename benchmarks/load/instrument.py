@@ -1,0 +1,115 @@
+"""Server-side counters of the benchmark's daphne processes, read over HTTP.
+
+- Accepted and refused client messages (calls of :func:`apps.matches.services.match_act`).
+- SQL statements issued by Django while handling each accepted message (a
+  ``connection.execute_wrapper`` on every connection), as a histogram; statements outside
+  ``match_act`` (logins, connects, snapshots) are counted separately.
+- Connection health checks (``CONN_HEALTH_CHECKS`` pings, which bypass execute wrappers).
+
+``GET /__bench__/stats`` returns them as JSON. Only :mod:`benchmarks.load.asgi` installs
+this; the platform's own ASGI application has neither the counters nor the endpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.backends.signals import connection_created
+
+from apps.matches import consumers, services
+from apps.matches.protocol import MatchError
+
+STATS_PATH = "/__bench__/stats"
+
+_lock = threading.Lock()
+_local = threading.local()
+_stats: dict[str, Any] = {
+    "accepted": 0,
+    "refused": 0,
+    "statements_per_accepted": Counter(),
+    "statements_other": 0,
+    "health_checks": 0,
+}
+
+
+def _count_statement(execute: Callable[..., Any], sql: str, params: Any, many: bool,
+                     context: dict[str, Any]) -> Any:
+    if getattr(_local, "statements", None) is not None:
+        _local.statements += 1
+    else:
+        with _lock:
+            _stats["statements_other"] += 1
+    return execute(sql, params, many, context)
+
+
+def _wrap_connection(sender: Any, connection: BaseDatabaseWrapper, **kwargs: Any) -> None:
+    if _count_statement not in connection.execute_wrappers:
+        connection.execute_wrappers.append(_count_statement)
+
+
+def _counted_match_act(original: Callable[..., int]) -> Callable[..., int]:
+    def match_act(**kwargs: Any) -> int:
+        _local.statements = 0
+        try:
+            version = original(**kwargs)
+        except MatchError:
+            with _lock:
+                _stats["refused"] += 1
+                _stats["statements_other"] += _local.statements
+            raise
+        finally:
+            statements, _local.statements = _local.statements, None
+        with _lock:
+            _stats["accepted"] += 1
+            _stats["statements_per_accepted"][statements] += 1
+        return version
+
+    return match_act
+
+
+def _counted_is_usable(original: Callable[[BaseDatabaseWrapper], bool]) -> Callable[..., bool]:
+    def is_usable(self: BaseDatabaseWrapper) -> bool:
+        with _lock:
+            _stats["health_checks"] += 1
+        return original(self)
+
+    return is_usable
+
+
+def install(*, unlimited_rate: bool) -> None:
+    """Start counting in this process; ``unlimited_rate`` lifts the per-connection limit.
+
+    The table endpoint allows each connection 10 messages/s (burst 40); a saturating bot
+    plays faster than that, so saturation runs lift it to measure capacity, not policy.
+    """
+    from django.db.backends.postgresql.base import DatabaseWrapper  # noqa: PLC0415
+
+    connection_created.connect(_wrap_connection, dispatch_uid="bench.count_statements")
+    services.match_act = _counted_match_act(services.match_act)
+    DatabaseWrapper.is_usable = _counted_is_usable(DatabaseWrapper.is_usable)
+    if unlimited_rate:
+        consumers.TableConsumer.messages_per_second = 1e9
+        consumers.TableConsumer.message_burst = 1e9
+
+
+def snapshot() -> dict[str, Any]:
+    """The counters so far (the histogram keyed by statement count, as strings)."""
+    with _lock:
+        out = dict(_stats)
+        out["statements_per_accepted"] = {
+            str(k): v for k, v in sorted(_stats["statements_per_accepted"].items())
+        }
+    return out
+
+
+async def stats_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """ASGI endpoint answering ``GET`` with :func:`snapshot` as JSON."""
+    body = json.dumps(snapshot()).encode()
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", b"application/json")]})
+    await send({"type": "http.response.body", "body": body})

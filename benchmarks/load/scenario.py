@@ -1,0 +1,233 @@
+"""One measured run against started servers: game tables, bare-transport groups, or idle
+players (memory).
+
+Throughput and server-side figures are deltas between two samples taken ``warmup``
+seconds after play starts and ``duration`` seconds later (or when the last table finished,
+if sooner). Latencies are those of messages sent inside that window.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import psutil
+import requests
+
+from . import bots, tables, transport
+from .processes import Servers
+
+LOGIN_THREADS = 8
+SERVICE_NAMES = ("redis-server", "postgres")
+
+
+@dataclass
+class Sample:
+    """Counters and CPU times at one moment."""
+
+    at: float
+    stats: list[dict[str, Any]]
+    app_cpu: float
+    services_cpu: float
+    driver_cpu: float
+
+    @classmethod
+    def take(cls, servers: Servers) -> Sample:
+        """Read every daphne's counters and the CPU time of the processes involved."""
+        stats = [requests.get(f"http://{bots.HOST}:{port}/__bench__/stats", timeout=10).json()
+                 for port in servers.ports]
+        return cls(time.monotonic(), stats, _cpu(servers.pids), _services_cpu(),
+                   time.process_time())
+
+
+def _cpu(pids: list[int]) -> float:
+    total = 0.0
+    for pid in pids:
+        times = psutil.Process(pid).cpu_times()
+        total += times.user + times.system
+    return total
+
+
+def _services_cpu() -> float:
+    total = 0.0
+    for proc in psutil.process_iter(["name", "cpu_times"]):
+        if proc.info["name"] in SERVICE_NAMES and proc.info["cpu_times"] is not None:
+            total += proc.info["cpu_times"].user + proc.info["cpu_times"].system
+    return total
+
+
+@dataclass
+class Result:
+    """The figures of one run."""
+
+    kind: str
+    processes: int
+    tables: int
+    think: float
+    seconds: float
+    actions: int
+    latencies_ms: list[float]
+    app_cpu_ms: float = 0.0
+    services_cpu_ms: float = 0.0
+    driver_cpu_ms: float = 0.0
+    statements: dict[int, int] = field(default_factory=dict)
+    health_checks: int = 0
+    problems: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def per_second(self) -> float:
+        """Actions (or bare broadcasts) per second."""
+        return self.actions / self.seconds if self.seconds > 0 else 0.0
+
+    def percentile(self, q: float) -> float:
+        """The ``q``-th percentile latency in ms (nearest rank)."""
+        if not self.latencies_ms:
+            return float("nan")
+        ordered = sorted(self.latencies_ms)
+        return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered)) - 1))]
+
+    def per_action(self, value: float) -> float:
+        """``value`` divided by the number of actions."""
+        return value / self.actions if self.actions else float("nan")
+
+    @property
+    def steady_statements(self) -> int | None:
+        """The most common number of SQL statements per accepted action."""
+        return max(self.statements, key=lambda k: self.statements[k]) if self.statements else None
+
+    @property
+    def mean_statements(self) -> float:
+        """Mean SQL statements per accepted action (hand starts and ends included)."""
+        total = sum(self.statements.values())
+        return sum(k * v for k, v in self.statements.items()) / total if total else float("nan")
+
+
+def _fill_server_figures(result: Result, first: Sample, last: Sample) -> None:
+    result.app_cpu_ms = (last.app_cpu - first.app_cpu) * 1000
+    result.services_cpu_ms = (last.services_cpu - first.services_cpu) * 1000
+    result.driver_cpu_ms = (last.driver_cpu - first.driver_cpu) * 1000
+    histogram: Counter[int] = Counter()
+    for before, after in zip(first.stats, last.stats, strict=True):
+        for key, count in after["statements_per_accepted"].items():
+            histogram[int(key)] += count - before["statements_per_accepted"].get(key, 0)
+        result.health_checks += after["health_checks"] - before["health_checks"]
+    result.statements = {k: v for k, v in sorted(histogram.items()) if v}
+
+
+def _window(latencies: list[tuple[float, float]], start: float, end: float) -> list[float]:
+    return [lat * 1000 for sent, lat in latencies if start <= sent <= end]
+
+
+def login_all(servers: Servers, bench: list[tables.BenchTable]) -> list[list[str]]:
+    """Log every seat in over HTTP (seat ``i`` through daphne ``i % processes``)."""
+    ports = servers.ports
+    with ThreadPoolExecutor(LOGIN_THREADS) as pool:
+        futures = [[pool.submit(bots.login, ports[s % len(ports)], name)
+                    for s, name in enumerate(t.usernames)] for t in bench]
+        return [[f.result() for f in row] for row in futures]
+
+
+async def _play(servers: Servers, bench: list[tables.BenchTable], cookies: list[list[str]],
+                *, think: float, warmup: float, duration: float) -> tuple[
+                    list[bots.Bot], Sample, Sample]:
+    ports = servers.ports
+    far = time.monotonic() + 3600
+    players = [
+        bots.Bot(ports[s % len(ports)], t.code, cookies[i][s], s, think=think, stop_at=far,
+                 seed=1000 * i + s, connect_after=(4 * i + s) * bots.CONNECT_SPACING)
+        for i, t in enumerate(bench) for s in range(4)
+    ]
+    tasks = [asyncio.create_task(p.run()) for p in players]
+    await asyncio.wait_for(asyncio.gather(*(p.connected.wait() for p in players)), 120)
+    await asyncio.to_thread(tables.tables_start, bench)
+    await asyncio.sleep(warmup)
+    first = await asyncio.to_thread(Sample.take, servers)
+    stop_at = first.at + duration
+    for p in players:
+        p.stop_at = stop_at
+    while time.monotonic() < stop_at and not all(t.done() for t in tasks):
+        await asyncio.sleep(0.05)
+    last = await asyncio.to_thread(Sample.take, servers)
+    await asyncio.gather(*tasks)
+    return players, first, last
+
+
+def game(servers: Servers, count: int, *, think: float, warmup: float, duration: float,
+         **settings: Any) -> tuple[Result, list[tables.BenchTable], list[bots.Bot]]:
+    """Play ``count`` tables of 4 bots; measure the window after ``warmup``."""
+    bench = tables.tables_create(count, **settings)
+    cookies = login_all(servers, bench)
+    players, first, last = asyncio.run(
+        _play(servers, bench, cookies, think=think, warmup=warmup, duration=duration)
+    )
+    accepted = sum(a["accepted"] - b["accepted"] for b, a in zip(first.stats, last.stats,
+                                                                  strict=True))
+    latencies = [lat for p in players for lat in p.log.latencies]
+    result = Result("game", len(servers.ports), count, think, last.at - first.at, accepted,
+                    _window(latencies, first.at, last.at))
+    _fill_server_figures(result, first, last)
+    logs = [p.log for p in players]
+    result.problems = {
+        "refused": sum(log.refused for log in logs),
+        "unconfirmed": sum(log.unconfirmed for log in logs),
+        "gaps": sum(log.gaps for log in logs),
+        "duplicates": sum(log.duplicates for log in logs),
+        "resnapshots": sum(log.resnapshots for log in logs),
+    }
+    return result, bench, players
+
+
+def bare(servers: Servers, count: int, *, warmup: float, duration: float) -> Result:
+    """Run ``count`` bare-transport groups of 4 at full speed; measure after ``warmup``."""
+
+    async def main() -> tuple[transport.BareRun, Sample, Sample]:
+        run = transport.BareRun(servers.ports, count, uuid.uuid4().hex[:8])
+        task = asyncio.create_task(run.run())
+        await asyncio.wait_for(run.ready.wait(), 120)
+        await asyncio.sleep(warmup)
+        first = await asyncio.to_thread(Sample.take, servers)
+        await asyncio.sleep(duration)
+        last = await asyncio.to_thread(Sample.take, servers)
+        run.stop_at = last.at
+        await task
+        return run, first, last
+
+    run, first, last = asyncio.run(main())
+    latencies = _window([x for log in run.logs for x in log.latencies], first.at, last.at)
+    result = Result("bare", len(servers.ports), count, 0.0, last.at - first.at,
+                    len(latencies), latencies)
+    _fill_server_figures(result, first, last)
+    result.problems = {"stalls": sum(log.stalls for log in run.logs)}
+    return result
+
+
+async def _idle(servers: Servers, bench: list[tables.BenchTable], cookies: list[list[str]],
+                settle: float) -> int:
+    far = time.monotonic() + 3600
+    players = [bots.Idle(servers.ports[0], t.code, cookies[i][s], stop_at=far,
+                         connect_after=(4 * i + s) * bots.CONNECT_SPACING)
+               for i, t in enumerate(bench) for s in range(4)]
+    tasks = [asyncio.create_task(p.run()) for p in players]
+    await asyncio.wait_for(asyncio.gather(*(p.connected.wait() for p in players)), 120)
+    await asyncio.to_thread(tables.tables_start, bench)
+    await asyncio.sleep(settle)
+    for p in players:
+        p.stop_at = time.monotonic()
+    rss = psutil.Process(servers.daphnes[0].proc.pid).memory_info().rss
+    await asyncio.gather(*tasks)
+    return rss
+
+
+def idle_memory(servers: Servers, players: int, *, settle: float = 3.0) -> tuple[int, int]:
+    """Resident memory of the first daphne before and with ``players`` idle players
+    connected (their matches started, nobody acting). Returns (before, with) in bytes."""
+    bench = tables.tables_create(players // 4)
+    cookies = login_all(servers, bench)
+    before = psutil.Process(servers.daphnes[0].proc.pid).memory_info().rss
+    with_players = asyncio.run(_idle(servers, bench, cookies, settle))
+    return before, with_players

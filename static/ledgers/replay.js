@@ -1,0 +1,137 @@
+// 战绩回放: steps through the server-computed frames of a settled hand, forward and back,
+// ending on the settlement; verifies the seed commitment and the wall in the browser.
+// Tiles are drawn with the live table's renderer (static/table/tiles.js).
+
+import { tileEl, tileName } from "../table/tiles.js";
+
+const data = JSON.parse(document.getElementById("replay-data").textContent);
+const names = Object.fromEntries(data.players.map((p) => [p.seat, p.name]));
+const MELDS = { pung: "碰", exposed_kong: "明杠", concealed_kong: "暗杠", added_kong: "补杠" };
+const last = data.frames.length - 1;
+let step = 0;
+
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else node.setAttribute(k, v);
+  }
+  for (const c of children.flat()) if (c) node.append(c);
+  return node;
+}
+
+function meldEl(meld) {
+  const n = meld.kind === "pung" ? 3 : 4;
+  return h("span", { class: "meld", title: MELDS[meld.kind] || meld.kind },
+    Array.from({ length: n }, () => tileEl(meld.tile)));
+}
+
+function seatEl(seat, state) {
+  const flags = [];
+  if (seat.seat === data.hand.dealer) flags.push("庄");
+  if (seat.declared) flags.push(data.variant === "duyun" ? "报听" : "报叫");
+  if (seat.ticks) flags.push(`报杠 ${seat.ticks.map(tileName).join(" ") || "（不杠）"}`);
+  if (seat.won) flags.push("胡");
+  return h("div", {
+    class: `replay-seat${state.turn === seat.seat ? " turn" : ""}`, "data-seat": String(seat.seat),
+  },
+  h("div", { class: "row" }, h("strong", { text: names[seat.seat] || `${seat.seat + 1}号位` }),
+    flags.map((f) => h("span", { class: "badge", text: f }))),
+  h("div", { class: "tiles hand" }, seat.hand.map((t) => tileEl(t)),
+    seat.drawn ? tileEl(seat.drawn, "drawn") : null),
+  h("div", { class: "tiles melds" }, seat.melds.map(meldEl)),
+  h("div", { class: "tiles river" }, seat.river.map((r) =>
+    tileEl(r.tile, r.claimed_by !== null && r.claimed_by !== undefined ? "claimed" : ""))));
+}
+
+function lineText(line) {
+  const note = line.note ? ` (${/^[1-9][msp]$/.test(line.note) ? tileName(line.note) : line.note})` : "";
+  return `${line.category}: ${names[line.payer]} → ${names[line.payee]} ${line.points}分${note}`;
+}
+
+function settlementEl() {
+  const st = data.settlement;
+  const box = document.getElementById("settlement");
+  box.replaceChildren(h("h3", { text: "结算" }));
+  if (data.fanji) {
+    box.append(h("p", { class: "fanji" }, "翻鸡：", tileEl(data.fanji), ` ${tileName(data.fanji)}`));
+  }
+  const luobo = (st.summary || {}).luobo || [];
+  if (luobo.length) box.append(h("p", { class: "luobo" }, "萝卜：", luobo.map((t) => tileEl(t))));
+  box.append(h("ul", { class: "list settlement-lines" },
+    (st.lines || []).map((l) => h("li", { class: "line", text: lineText(l) }))));
+  box.append(h("p", { class: "totals" }, (st.totals || []).map((t, s) =>
+    h("span", { class: "badge", "data-seat": String(s), text: `${names[s]} ${t > 0 ? "+" : ""}${t}` }))));
+  return box;
+}
+
+function show(n) {
+  step = Math.max(0, Math.min(last, n));
+  const frame = data.frames[step];
+  const state = frame.state;
+  document.getElementById("seats").replaceChildren(...state.seats.map((s) => seatEl(s, state)));
+  document.getElementById("step-label").textContent = `${step} / ${last} · 余牌 ${state.wall_remaining}`;
+  document.getElementById("action-text").textContent = frame.text;
+  document.getElementById("step-range").value = String(step);
+  const box = settlementEl();
+  box.hidden = step !== last;
+}
+
+async function sha256(bytes) {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+}
+
+const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+
+// The wall shuffle of majiang.wall: Fisher–Yates driven by SHA-256(seed || counter_be32).
+async function shuffledWall(kinds, seed) {
+  const tiles = kinds.flatMap((k) => [k, k, k, k]);
+  const base = new TextEncoder().encode(seed);
+  let counter = 0;
+  let block = null;
+  let offset = 32;
+  async function next() {
+    if (offset >= 32) {
+      const buf = new Uint8Array(base.length + 4);
+      buf.set(base);
+      new DataView(buf.buffer).setUint32(base.length, counter);
+      block = await sha256(buf);
+      counter += 1;
+      offset = 0;
+    }
+    let x = 0n;
+    for (let i = 0; i < 8; i++) x = (x << 8n) | BigInt(block[offset + i]);
+    offset += 8;
+    return x;
+  }
+  for (let i = tiles.length - 1; i > 0; i--) {
+    const j = Number((await next()) % BigInt(i + 1));
+    [tiles[i], tiles[j]] = [tiles[j], tiles[i]];
+  }
+  return tiles;
+}
+
+async function verify() {
+  const out = document.getElementById("verify-result");
+  const seed = data.seed;
+  const commitment = hex(await sha256(new TextEncoder().encode(seed.salt + seed.seed)));
+  const wall = await shuffledWall(seed.kinds, seed.seed);
+  const commitmentOk = commitment === seed.commitment;
+  const wallOk = wall.join(" ") === seed.wall.join(" ");
+  out.textContent = `承诺${commitmentOk ? "✔ 一致" : "✘ 不一致"}，牌墙${wallOk ? "✔ 一致" : "✘ 不一致"}`;
+  out.dataset.ok = String(commitmentOk && wallOk);
+}
+
+document.getElementById("step-range").max = String(last);
+document.getElementById("step-range").addEventListener("input", (e) => show(Number(e.target.value)));
+const moves = { first: () => 0, prev: () => step - 1, next: () => step + 1, last: () => last };
+document.querySelectorAll("[data-step]").forEach((b) =>
+  b.addEventListener("click", () => show(moves[b.dataset.step]())));
+document.addEventListener("keydown", (e) => {
+  if (e.key === "ArrowRight") show(step + 1);
+  if (e.key === "ArrowLeft") show(step - 1);
+});
+document.getElementById("verify").addEventListener("click", verify);
+show(0);
+document.getElementById("replay").dataset.ready = "true";

@@ -1,0 +1,232 @@
+// Dialogues over the table: 报杠, the 翻鸡 reveal, the settlement, the final standings and
+// the dissolve vote. Each builds its content from the view and plain callbacks.
+
+import { h, playerName } from "./render.js";
+import { sortTiles, tileEl, tileName } from "./tiles.js";
+
+export const FANJI_SECONDS = 5;
+
+function modal(id, title, ...body) {
+  return h("div", { class: "modal-backdrop", id: `${id}-backdrop` },
+    h("div", { class: "modal", id, role: "dialog", "aria-modal": "true", "aria-labelledby": `${id}-title` },
+      h("h2", { id: `${id}-title`, text: title }), ...body));
+}
+
+/** The 报杠 dialogue: one checkbox per tile; 报杠 needs at least one tick. `state` is
+ *  {action, options, checked} and keeps the ticks across re-renders. */
+export function baogangDialog(state, { onSubmit, onSkip, onToast }) {
+  const boxes = state.options.map((t) => h("label", { class: "tick" },
+    h("input", {
+      type: "checkbox", value: t, name: "baogang", checked: state.checked.includes(t),
+      onchange: (ev) => {
+        state.checked = ev.target.checked ? [...state.checked, t] : state.checked.filter((x) => x !== t);
+      },
+    }), tileEl(t, "sm"), h("span", { text: tileName(t) })));
+  const submit = () => {
+    const ticked = boxes.map((b) => b.querySelector("input")).filter((i) => i.checked).map((i) => i.value);
+    if (!ticked.length) { onToast("没勾选任何选项，不能报杠"); return; }
+    onSubmit(ticked);
+  };
+  return modal("baogang", "报杠",
+    h("p", { class: "hint", text: "勾选要报杠的牌：报杠的牌出现时自动开杠；未勾选的牌本局不能杠。" }),
+    h("div", { class: "ticks" }, boxes),
+    h("div", { class: "buttons" },
+      h("button", { class: "act act-baogang", onclick: submit, text: "报杠" }),
+      h("button", { class: "act act-nobaogang", onclick: onSkip, text: "不报" })));
+}
+
+/** The 翻鸡 reveal: the turned tile, big, for a few seconds. */
+export function fanjiDialog(summary) {
+  const chickens = summary.chicken_tiles || [];
+  return modal("fanji", "翻鸡",
+    h("div", { class: "fanji-tile" }, tileEl(summary.fanji, "big")),
+    h("p", { text: `翻出 ${tileName(summary.fanji)}${summary.jin_ji ? "，金鸡！" : ""}` }),
+    chickens.length ? h("p", { class: "chickens" }, "本局鸡牌：", chickens.map((t) => tileEl(t, "xs"))) : null);
+}
+
+const KIND_TEXT = { ready: "听牌", notReady: "未听牌" };
+const SOURCE_TEXT = { self_draw: "自摸", on_discard: "点炮", robbing_kong: "抢杠" };
+const REASON_TEXT = { exhausted: "流局 (牌摸完)", win: "胡牌", last_player: "只剩一家未胡", dissolved: "解散" };
+
+function countsText(obj) {
+  const parts = Object.entries(obj || {}).filter(([, n]) => n).map(([k, n]) => `${k}×${n}`);
+  return parts.length ? parts.join(" ") : "—";
+}
+
+/** A note in words: tile codes become names, and the "2^3=8" tail (the points are shown
+ *  anyway) is dropped: "清一色+2 根+1 = 3番". */
+export function noteText(note) {
+  if (!note) return "";
+  return note.replace(/, 2\^\d+=\d+$/, "").replace(/\b([1-9][msp])\b/g, (c) => tileName(c));
+}
+
+/** "冲锋鸡: 李四 → 张三 3分"; with a note: "牌型:清一色: 李四 → 张三 8分 (清一色+2 根+1 = 3番)" */
+export function lineText(view, line) {
+  const note = line.note ? ` (${noteText(line.note)})` : "";
+  return `${line.category}: ${playerName(view, line.payer)} → ${playerName(view, line.payee)} ${line.points}分${note}`;
+}
+
+function totalCell(total) {
+  return h("td", { class: `total ${total > 0 ? "plus" : total < 0 ? "minus" : ""}`, dataset: { total: String(total) }, text: `${total > 0 ? "+" : ""}${total}` });
+}
+
+function perPlayer(st, seat) {
+  const per = st.players || [];
+  return per.find((x) => x && x.seat === seat) || (per[seat] && per[seat].seat === undefined ? per[seat] : null) || {};
+}
+
+/** 都匀 (D23): ready, won with the winning tile and pattern, 鸡 and 豆 by kind, total, ×底注. */
+function duyunRows(view, st) {
+  const obs = view.observation;
+  const rows = [];
+  for (let seat = 0; seat < obs.players; seat++) {
+    const p = perPlayer(st, seat);
+    const s = obs.seats[seat];
+    const winTile = p.winning_tile || (s.win && s.win.tile);
+    const total = p.total ?? st.totals[seat];
+    rows.push(h("tr", { dataset: { seat: String(seat) } },
+      h("th", { scope: "row", text: playerName(view, seat) }),
+      h("td", { class: "ready", text: p.ready === undefined || p.ready === null ? "—" : (p.ready ? KIND_TEXT.ready : KIND_TEXT.notReady) }),
+      h("td", { class: "won" }, (p.won ?? s.won) ? ["胡 ", winTile ? tileEl(winTile, "xs") : null, p.pattern ? ` ${p.pattern}` : ""] : "—"),
+      h("td", { class: "ji", text: countsText(p.ji) }),
+      h("td", { class: "dou", text: countsText(p.dou) }),
+      totalCell(total),
+      h("td", { class: "stake", text: p.stake_total !== undefined ? String(p.stake_total) : "" }),
+    ));
+  }
+  return h("table", { class: "players duyun" },
+    h("thead", {}, h("tr", {}, ["玩家", "听牌", "胡牌", "鸡", "豆", "得分", "×底注"].map((t) => h("th", { scope: "col", text: t })))),
+    h("tbody", {}, rows));
+}
+
+/** The fan of a 自贡 seat: its win's 牌型 line (name and breakdown), else its 查叫 fan. */
+export function zigongFan(st, seat, p) {
+  const line = st.lines.find((l) => l.payee === seat && l.category.startsWith("牌型:"));
+  if (line) return { name: line.category.slice(3), note: noteText(line.note) };
+  if (p.chajiao_fan !== undefined && p.chajiao_fan !== null) return { name: "查叫", note: `${p.chajiao_fan}番` };
+  return null;
+}
+
+/** 自贡: 下叫, 胡牌 (how), 胡的牌, 番型 (from the 牌型 line's note), total. No 鸡/豆. */
+function zigongRows(view, st) {
+  const obs = view.observation;
+  const rows = [];
+  for (let seat = 0; seat < obs.players; seat++) {
+    const p = perPlayer(st, seat);
+    const s = obs.seats[seat];
+    const won = p.won ?? s.won;
+    const fan = zigongFan(st, seat, p);
+    let ready = "—";
+    if (won) ready = "已胡";
+    else if (p.ready === true) ready = "下叫";
+    else if (p.ready === false) ready = "未下叫";
+    if ((p.declared ?? s.declared) && !won) ready += " (报叫)";
+    rows.push(h("tr", { dataset: { seat: String(seat) } },
+      h("th", { scope: "row", text: playerName(view, seat) }),
+      h("td", { class: "ready", text: ready }),
+      h("td", { class: "won", text: won ? `胡${s.win ? ` (${SOURCE_TEXT[s.win.source] || s.win.source})` : ""}` : "—" }),
+      h("td", { class: "win-tile" }, won && s.win ? [tileEl(s.win.tile, "xs"), ` ${tileName(s.win.tile)}`] : "—"),
+      h("td", { class: "fan" }, fan ? [h("b", { text: fan.name }), fan.note ? h("span", { class: "fan-note", text: ` ${fan.note}` }) : null] : "—"),
+      totalCell(st.totals[seat]),
+    ));
+  }
+  return h("table", { class: "players zigong" },
+    h("thead", {}, h("tr", {}, ["玩家", "下叫", "胡牌", "胡的牌", "番型", "得分"].map((t) => h("th", { scope: "col", text: t })))),
+    h("tbody", {}, rows));
+}
+
+/** Every seat's final hand: melds, then the concealed tiles (the winning tile set apart). */
+function finalHands(view) {
+  const obs = view.observation;
+  const items = [];
+  for (let seat = 0; seat < obs.players; seat++) {
+    const s = obs.seats[seat];
+    const concealed = s.concealed ? sortTiles(s.concealed) : null;
+    let winTile = null;
+    if (concealed && s.win && concealed.includes(s.win.tile)) {
+      winTile = s.win.tile;
+      concealed.splice(concealed.indexOf(winTile), 1);
+    }
+    const melds = s.melds.map((m) => h("span", { class: `fmeld meld-${m.kind}`, dataset: { kind: m.kind } },
+      Array.from({ length: m.kind === "pung" ? 3 : 4 }, () => tileEl(m.tile, "xs"))));
+    items.push(h("li", { dataset: { seat: String(seat) } },
+      h("span", { class: "name", text: playerName(view, seat) }),
+      h("span", { class: "tiles" },
+        melds,
+        concealed ? h("span", { class: "concealed" }, concealed.map((t) => tileEl(t, "xs"))) : h("span", { text: "—" }),
+        winTile ? h("span", { class: "win-tile", title: "胡的牌" }, tileEl(winTile, "xs")) : null)));
+  }
+  return h("ul", { class: "final-hands", id: "final-hands" }, items);
+}
+
+/** The settlement dialogue of an ended hand, shaped by the variant. */
+export function settlementDialog(view, { onReady, readyDone, matchOver, onStandings }) {
+  const obs = view.observation;
+  const result = obs.result;
+  const st = result.settlement;
+  const sum = st.summary || {};
+  const zigong = obs.variant === "zigong";
+  const won = obs.seats.some((s) => s.won);
+  const head = sum.result || (won ? "胡" : (zigong ? "流局" : "黄庄"));
+  const info = h("dl", { class: "summary" },
+    h("dt", { text: "结果" }), h("dd", { class: "result", text: head }),
+    h("dt", { text: "庄家" }), h("dd", { class: "dealer", text: playerName(view, sum.dealer ?? obs.dealer) }),
+    h("dt", { text: "连庄" }), h("dd", { class: "streak", text: String(sum.streak ?? obs.streak) }));
+  if (sum.fanji) info.append(h("dt", { text: "翻牌" }), h("dd", { class: "fanji" }, tileEl(sum.fanji, "xs"), ` ${tileName(sum.fanji)}${sum.jin_ji ? " 金鸡" : ""}`));
+  if (sum.chicken_tiles) info.append(h("dt", { text: "鸡牌" }), h("dd", { class: "chickens" }, sum.chicken_tiles.length ? sum.chicken_tiles.map((t) => tileEl(t, "xs")) : "无"));
+  if (sum.base_stake !== undefined) info.append(h("dt", { text: "底注" }), h("dd", { class: "stake", text: String(sum.base_stake) }));
+  if (zigong) {
+    const winners = obs.seats.filter((s) => s.won).map((s) => playerName(view, s.seat));
+    info.append(h("dt", { text: "胡牌" }), h("dd", { class: "winners", text: winners.length ? winners.join("、") : "无" }));
+    if (sum.reason) info.append(h("dt", { text: "结束" }), h("dd", { text: REASON_TEXT[sum.reason] || sum.reason }));
+    if (Array.isArray(sum.luobo) && sum.luobo.length) info.append(h("dt", { text: "萝卜" }), h("dd", { class: "luobo-tiles" }, sum.luobo.map((t) => tileEl(t, "xs"))));
+  }
+  const table = h("div", { class: "table-wrap" }, zigong ? zigongRows(view, st) : duyunRows(view, st));
+  const lines = h("ol", { class: "lines", id: "settlement-lines" },
+    st.lines.map((l) => h("li", { dataset: { payer: String(l.payer), payee: String(l.payee), points: String(l.points), category: l.category }, text: lineText(view, l) })));
+  const voids = (sum.void || []).map((l) => h("li", { class: "void", text: `${lineText(view, l)} — 不计 (${l.void})` }));
+  const buttons = h("div", { class: "buttons" });
+  if (matchOver) buttons.append(h("button", { class: "act act-standings", onclick: onStandings, text: "查看总成绩" }));
+  else if (view.seat !== null) {
+    buttons.append(readyDone
+      ? h("button", { class: "act", disabled: true, text: "已准备，等待其他玩家" })
+      : h("button", { class: "act act-ready", onclick: onReady, text: "准备下一局" }));
+  }
+  const dlg = modal("settlement", `本局结算 · ${head}`, info, table,
+    h("h3", { text: "各家手牌" }), finalHands(view),
+    h("h3", { text: "明细" }),
+    st.lines.length ? lines : h("p", { text: "无输赢" }),
+    voids.length ? h("ol", { class: "lines void" }, voids) : null,
+    buttons);
+  dlg.querySelector(".modal").classList.add(`variant-${obs.variant}`);
+  return dlg;
+}
+
+/** The final standings at the end of the match. */
+export function standingsDialog(view, totals, { onLeave }) {
+  const order = totals.map((t, seat) => ({ seat, t })).sort((a, b) => b.t - a.t);
+  return modal("standings", "全场结束 · 总成绩",
+    h("ol", { class: "standings" }, order.map(({ seat, t }, i) => h("li", { dataset: { seat: String(seat) } },
+      h("span", { class: "rank", text: `第${i + 1}名` }), h("span", { class: "name", text: playerName(view, seat) }),
+      h("span", { class: `total ${t > 0 ? "plus" : t < 0 ? "minus" : ""}`, text: `${t > 0 ? "+" : ""}${t}` })))),
+    h("div", { class: "buttons" }, h("button", { class: "act", onclick: onLeave, text: "返回房间" })));
+}
+
+/** The dissolve vote in progress: who proposed, who agreed, and my buttons. */
+export function dissolveDialog(view, vote, { onVote }) {
+  const votes = vote.votes || {};
+  const n = view.observation ? view.observation.players : view.players.length;
+  const items = [];
+  for (let seat = 0; seat < n; seat++) {
+    const v = votes[seat] ?? votes[String(seat)];
+    items.push(h("li", { text: `${playerName(view, seat)}：${v === true ? "同意" : v === false ? "拒绝" : "未表态"}` }));
+  }
+  const mine = view.seat !== null ? (votes[view.seat] ?? votes[String(view.seat)]) : true;
+  return modal("dissolve", "解散牌局",
+    h("p", { text: `${playerName(view, vote.proposer)} 申请解散牌局，全体同意后解散。` }),
+    h("p", { class: "countdown", id: "dissolve-countdown" }),
+    h("ul", {}, items),
+    mine === undefined || mine === null ? h("div", { class: "buttons" },
+      h("button", { class: "act act-agree", onclick: () => onVote(true), text: "同意" }),
+      h("button", { class: "act act-refuse", onclick: () => onVote(false), text: "拒绝" })) : null);
+}

@@ -1,0 +1,177 @@
+// The table page: connect, fold frames into the view, render, and send the player's
+// choices. State that exists only in this browser (an open dialogue, 报叫 mode) is `ui`.
+
+import { Connection } from "./connection.js";
+import {
+  FANJI_SECONDS, baogangDialog, dissolveDialog, fanjiDialog, settlementDialog, standingsDialog,
+} from "./dialogs.js";
+import {
+  actionMessage, applyFrame, dissolveProposeMessage, dissolveVoteMessage, emptyView,
+  readyNextMessage, resumeMessage,
+} from "./protocol.js";
+import { renderTable } from "./render.js";
+
+const config = JSON.parse(document.getElementById("table-config").textContent);
+const root = document.getElementById("table-root");
+const layer = document.getElementById("dialog-layer");
+const banner = document.getElementById("reconnect-banner");
+const toastEl = document.getElementById("toast");
+
+const view = emptyView();
+view.seat = config.seat;
+
+const ui = {
+  kongChoice: false,
+  declareMode: false,
+  baogang: null, // {action} while the 报杠 dialogue is open
+  fanjiUntil: 0, // the 翻鸡 reveal stays up until this time (ms)
+  fanjiShownFor: null, // the hand (by version) whose reveal was already shown
+  readySent: false,
+  standings: false,
+  set(patch) { Object.assign(ui, patch); draw(); },
+  act(action, ticks) {
+    ui.kongChoice = false;
+    ui.declareMode = false;
+    send(actionMessage(view, action, ticks));
+  },
+  discard(action) {
+    if (!action) return;
+    if (action.declare) { ui.declare(action); return; }
+    ui.act(action);
+  },
+  declare(action) {
+    const panels = (view.observation.me && view.observation.me.baogang_options) || {};
+    const options = panels[action.tile || ""] || [];
+    if (options.length) { ui.set({ baogang: { action, options, checked: [] }, declareMode: false }); return; }
+    ui.act(action);
+  },
+};
+
+let toastTimer = null;
+function toast(text) {
+  toastEl.textContent = text;
+  toastEl.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { toastEl.hidden = true; }, 3000);
+}
+
+const conn = new Connection(config.ws, {
+  hello: () => resumeMessage(view),
+  onStatus(status) {
+    banner.hidden = status === "open" || status === "connecting";
+    banner.textContent = status === "refused" ? "无法进入牌桌" : "连接已断开，正在重新连接…";
+    document.body.dataset.connection = status;
+  },
+  onMessage(msg) {
+    const kind = applyFrame(view, msg);
+    if (kind === "error") {
+      // A stale action raced a newer state, which is already on its way: no need to alarm.
+      if (msg.code !== "stale_version") toast(msg.message || "操作无效");
+      return;
+    }
+    if (kind !== "state") return;
+    const obs = view.observation;
+    const legalNow = (obs && obs.me && obs.me.legal) || [];
+    if (ui.baogang && !legalNow.some((a) => a.type === ui.baogang.action.type
+        && a.tile === ui.baogang.action.tile && !!a.declare === !!ui.baogang.action.declare)) {
+      ui.baogang = null;
+    }
+    if (!obs || !obs.me || !(obs.me.legal || []).length) {
+      ui.kongChoice = false;
+      ui.declareMode = false;
+    }
+    if (obs && obs.phase !== "ended") ui.readySent = false;
+    draw();
+  },
+});
+
+function send(msg) {
+  if (!conn.send(msg)) toast("连接已断开，操作未发送");
+}
+
+function handKey() {
+  const obs = view.observation;
+  return obs ? JSON.stringify([view.match && view.match.hand, obs.dealer, obs.streak, obs.seats.map((s) => s.river.length)]) : null;
+}
+
+function drawDialogs() {
+  layer.replaceChildren();
+  const obs = view.observation;
+  const matchOver = view.stage === "over" || (view.match && (view.match.status === "finished" || view.match.status === "dissolved"));
+  if (ui.baogang && obs && obs.phase !== "ended") {
+    layer.append(baogangDialog(ui.baogang, {
+      // The dialogue stays open until the next state arrives, so a refusal can be shown
+      // (the server's message, e.g. "抱歉，不能选择更多的杠") and the ticks changed.
+      onSubmit: (ticks) => ui.act(ui.baogang.action, ticks),
+      onSkip: () => ui.act(ui.baogang.action, null),
+      onToast: toast,
+    }));
+  }
+  if (obs && obs.phase === "ended" && obs.result) {
+    const summary = obs.result.settlement.summary || {};
+    const key = handKey();
+    if (summary.fanji && ui.fanjiShownFor !== key) {
+      ui.fanjiShownFor = key;
+      ui.fanjiUntil = Date.now() + FANJI_SECONDS * 1000;
+      setTimeout(draw, FANJI_SECONDS * 1000 + 50);
+    }
+    if (Date.now() < ui.fanjiUntil) layer.append(fanjiDialog(summary));
+    else if (ui.standings && matchOver) {
+      layer.append(standingsDialog(view, (view.match && view.match.totals) || obs.result.settlement.totals, { onLeave: () => { location.href = config.lobby; } }));
+    } else {
+      const readyDone = ui.readySent || (view.match && (view.match.ready || []).includes(view.seat));
+      layer.append(settlementDialog(view, {
+        readyDone,
+        matchOver,
+        onReady: () => { ui.readySent = true; send(readyNextMessage()); draw(); },
+        onStandings: () => ui.set({ standings: true }),
+      }));
+    }
+  } else if (matchOver && view.match && view.match.totals) {
+    layer.append(standingsDialog(view, view.match.totals, { onLeave: () => { location.href = config.lobby; } }));
+  }
+  if (view.dissolve) {
+    layer.append(dissolveDialog(view, view.dissolve, { onVote: (agree) => send(dissolveVoteMessage(agree)) }));
+  }
+}
+
+function drawTopbar() {
+  const m = view.match;
+  const obs = view.observation;
+  document.getElementById("hand-no").textContent = m && m.hands_total ? `第${m.hand || 1}/${m.hands_total}局` : "";
+  document.getElementById("wall-count").textContent = obs ? `余${obs.wall_remaining}张` : "";
+}
+
+function draw() {
+  renderTable(root, view, ui);
+  drawTopbar();
+  drawDialogs();
+  tick();
+  document.body.dataset.phase = (view.observation && view.observation.phase) || "none";
+  document.body.dataset.version = view.v ?? "";
+}
+
+function tick() {
+  const cd = document.getElementById("countdown");
+  if (cd) {
+    const left = view.deadline && view.observation && view.observation.phase !== "ended"
+      ? Math.max(0, Math.ceil((view.deadline - Date.now()) / 1000)) : null;
+    cd.textContent = left === null ? "" : String(left);
+    cd.classList.toggle("urgent", left !== null && left <= 5);
+  }
+  const dc = document.getElementById("dissolve-countdown");
+  if (dc && view.dissolve && view.dissolve.deadline) {
+    dc.textContent = `剩余 ${Math.max(0, Math.ceil((view.dissolve.deadline - Date.now()) / 1000))} 秒`;
+  }
+}
+setInterval(tick, 250);
+
+document.getElementById("dissolve-button").addEventListener("click", () => {
+  if (window.confirm("确定申请解散牌局吗？")) send(dissolveProposeMessage());
+});
+
+// Tests and curious users may inspect the connection; nothing here holds hidden tiles.
+window.mjTable = { view, ui, drop: () => conn.drop() };
+
+draw();
+conn.connect();

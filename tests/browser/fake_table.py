@@ -1,0 +1,217 @@
+"""A stand-in for the table WebSocket, for browser tests of the page alone.
+
+It runs a real :class:`majiang.Round` in the test process and answers the page through
+Playwright's ``route_web_socket`` with frames shaped like ``apps.matches.frames``
+(``snapshot``/``update`` with ``observation`` and ``table``; ``error {code, message}``), so
+the page's rendering can be checked on exact positions without timers or other processes.
+The end-to-end tests (``test_play.py``) use the real server instead.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any
+
+from majiang import Action, ActionType, IllegalActionError, Round, Tile
+from majiang.tiles import parse_tile
+
+WS_PATTERN = re.compile(r".*/ws/rooms/[^/]+/$")
+NAMES = ["张三", "李四", "王五", "赵六"]
+
+
+class FakeTable:
+    """One room's table: a round, its version, and the pages watching it."""
+
+    def __init__(self, rnd: Round, *, names: list[str] | None = None) -> None:
+        self.rnd = rnd
+        self.names = names or NAMES[: rnd.players]
+        self.version = 1
+        self.routes: list[tuple[Any, int | None]] = []
+        self.sent: list[dict[str, Any]] = []
+        self.connected: set[int] = set()
+        self.deadline_ms = int(time.time() * 1000) + 15_000
+        # The match around the round: presence, hand numbers, readiness, 解散, the end.
+        self.presence: list[bool | None] = [True] * rnd.players
+        self.hand = 1
+        self.hands_total = 8
+        self.status = "playing"
+        self.ready: list[int] = []
+        self.dissolve: dict[str, Any] | None = None
+        self.match_totals = [0] * rnd.players
+
+    def attach(self, page: Any, viewer: int | None) -> None:
+        """Answer ``page``'s table socket as ``viewer`` (a seat, or None for a spectator)."""
+
+        def handler(ws: Any) -> None:
+            self.routes.append((ws, viewer))
+            ws.on_message(lambda message: self._receive(ws, viewer, message))
+            ws.on_close(lambda *_: self._closed(ws))
+
+        page.route_web_socket(WS_PATTERN, handler)
+
+    def _closed(self, ws: Any) -> None:
+        self.routes = [(w, v) for w, v in self.routes if w is not ws]
+
+    def table(self) -> dict[str, Any]:
+        """The ``table`` part of a frame."""
+        over = self.status != "playing"
+        played = self.hand if self.rnd.ended else self.hand - 1
+        totals = list(self.match_totals)
+        if self.rnd.ended:
+            totals = [a + b for a, b in zip(totals, self.rnd.settlement().totals, strict=True)]
+        return {
+            "match": 1,
+            "status": self.status,
+            "stage": "over" if over else "between" if self.rnd.ended else "hand",
+            "hand": self.hand,
+            "hands_total": self.hands_total,
+            "hands_played": played,
+            "totals": totals,
+            "deadline": None if self.rnd.ended or over else self.deadline_ms,
+            "players": [
+                {
+                    "seat": s,
+                    "name": n,
+                    "connected": self.presence[s],
+                    "auto_play": False,
+                    "timeouts": 0,
+                }
+                for s, n in enumerate(self.names)
+            ],
+            "ready": list(self.ready),
+            "dissolve": self.dissolve,
+        }
+
+    def frame(self, kind: str, viewer: int | None) -> dict[str, Any]:
+        """A snapshot or update frame for ``viewer``."""
+        out: dict[str, Any] = {
+            "type": kind,
+            "v": self.version,
+            "observation": self.rnd.observation(viewer),
+            "table": self.table(),
+        }
+        if kind == "snapshot":
+            out["seat"] = viewer
+        else:
+            out["from"] = self.version - 1
+            out["events"] = []
+        return out
+
+    def _send(self, ws: Any, frame: dict[str, Any]) -> None:
+        ws.send(json.dumps(frame, ensure_ascii=False))
+
+    def _receive(self, ws: Any, viewer: int | None, message: str | bytes) -> None:
+        data = json.loads(message)
+        self.sent.append({"viewer": viewer, **data})
+        if data["type"] == "hello":
+            self._send(ws, self.frame("snapshot", viewer))
+            return
+        if viewer is None:
+            self._send(
+                ws, {"type": "error", "code": "not_seated", "message": "你不是本桌玩家，不能操作"}
+            )
+            return
+        if data["type"] == "ready_next":
+            if viewer not in self.ready:
+                self.ready.append(viewer)
+            self.version += 1
+            self.broadcast()
+            return
+        if data["type"] == "dissolve_propose":
+            self.propose(viewer)
+            return
+        if data["type"] == "dissolve_vote":
+            self.vote(viewer, bool(data["agree"]))
+            return
+        try:
+            ticks = data.get("ticks")
+            action = Action(
+                ActionType(data["type"]),
+                viewer,
+                parse_tile(data["tile"]) if data.get("tile") else None,
+                bool(data.get("declare", False)),
+                tuple(parse_tile(t) for t in ticks) if ticks is not None else None,
+            )
+            self.rnd.apply(action)
+        except IllegalActionError as exc:
+            self._send(ws, {"type": "error", "code": exc.code, "message": exc.message})
+            return
+        except ValueError as exc:
+            self._send(ws, {"type": "error", "code": "malformed", "message": str(exc)})
+            return
+        self.version += 1
+        self.broadcast()
+
+    def broadcast(self) -> None:
+        """Send every watching page its update."""
+        for ws, viewer in list(self.routes):
+            self._send(ws, self.frame("update", viewer))
+
+    def propose(self, seat: int) -> None:
+        """解散 proposed by ``seat`` (who agrees by proposing)."""
+        self.dissolve = {
+            "proposer": seat,
+            "votes": {str(seat): True},
+            "deadline": int(time.time() * 1000) + 60_000,
+        }
+        self.version += 1
+        self.broadcast()
+
+    def vote(self, seat: int, agree: bool) -> None:
+        """A vote on the open proposal: any refusal ends it, all agreeing dissolves."""
+        assert self.dissolve is not None
+        self.dissolve["votes"][str(seat)] = agree
+        if not agree:
+            self.dissolve = None
+        elif len(self.dissolve["votes"]) == self.rnd.players:
+            self.dissolve = None
+            self.status = "dissolved"
+        self.version += 1
+        self.broadcast()
+
+    def next_hand(self, rnd: Round) -> None:
+        """Deal the next hand (the previous one's totals carried into the match's)."""
+        if self.rnd.ended:
+            totals = self.rnd.settlement().totals
+            self.match_totals = [a + b for a, b in zip(self.match_totals, totals, strict=True)]
+        self.rnd = rnd
+        self.hand += 1
+        self.ready = []
+        self.version += 1
+        self.broadcast()
+
+    def send_presence(self, seat: int, connected: bool | None) -> None:
+        """The unversioned ``presence`` frame, as the server sends it."""
+        self.presence[seat] = connected
+        players = [{"seat": s, "connected": c} for s, c in enumerate(self.presence)]
+        for ws, _viewer in list(self.routes):
+            self._send(ws, {"type": "presence", "v": self.version, "players": players})
+
+    def play_until(self, stop: Any, limit: int = 400) -> None:
+        """Advance the round with a simple policy (win, else pass, else last legal action)
+        until ``stop(rnd)`` holds; then tell the pages."""
+        for _ in range(limit):
+            if self.rnd.ended or stop(self.rnd):
+                break
+            seat = self.rnd.pending()[0]
+            legal = self.rnd.legal_actions(seat)
+            pick = next((a for a in legal if a.type is ActionType.WIN), None)
+            pick = pick or next((a for a in legal if a.type is ActionType.PASS), None)
+            pick = pick or next((a for a in legal if a.type is ActionType.DECLARE), None)
+            if pick is None:
+                pick = [a for a in legal if not a.declare][-1]
+            if pick.type is ActionType.DECLARE:
+                pick = Action(pick.type, seat, pick.tile, pick.declare, None)
+            self.rnd.apply(pick)
+            self.version += 1
+        self.broadcast()
+
+
+def concealed_codes(rnd: Round, seat: int) -> list[str]:
+    """A seat's concealed tiles (for leak checks)."""
+    return [t.code for t in rnd.seats[seat].concealed()]
+
+
+__all__ = ["NAMES", "FakeTable", "Tile", "concealed_codes"]

@@ -1,0 +1,489 @@
+"""End to end: four browsers register, join a club room, ready up and play each variant
+until a hand ends in a win, by clicking the UI only, against the real ``manage.py serve``
+processes (daphne + Celery worker + embedded Redis) on a free port.
+
+The server deals from a CSPRNG, so the four bots play to win: each reads its own hand from
+its page (the ``data-tile`` of its own hand tiles only), discards by a shanten/ukeire
+heuristic built on :mod:`majiang.analysis`-style counts, always clicks 胡, and declines
+碰/杠. A hand that ends in 黄庄 is followed by 准备下一局 and another hand (at most
+``MAX_HANDS``). The winning settlement shown is checked line by line against the ledger
+rows the server posted for that hand (``apps.ledgers``: ``LedgerEntry``, ``HandResult``)
+and the hand's stored settlement; for 都匀 the 翻鸡 reveal shows the turned tile first.
+Along the way one player reloads mid-hand and sees the game resume, and a spectator's DOM
+is checked for concealed tiles.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from majiang.analysis import waits
+from majiang.tiles import parse_tile
+
+from .conftest import DESKTOP, PHONE, SCREENSHOTS
+
+pytestmark = [pytest.mark.browser, pytest.mark.services]
+ROOT = Path(__file__).resolve().parents[2]
+NAMES = ["张三", "李四", "王五", "赵六"]
+PASSWORD = "mj-pass-2468"
+MAX_HANDS = 4
+SHOT_AT_WALL = {"duyun": 30, "zigong": 8}  # mid-hand screenshots: once the wall is this low
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """``manage.py serve`` on a free port with its own SQLite file and embedded Redis."""
+    tmp = tmp_path_factory.mktemp("serve")
+    db = tmp / "e2e.sqlite3"
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")}
+    env.update(DATABASE_URL=f"sqlite:///{db}", DEBUG="true", PYTHONUNBUFFERED="1")
+    log = (tmp / "serve.log").open("w")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "manage.py",
+            "serve",
+            "--port",
+            str(port),
+            "--redis-dir",
+            str(tmp / "redis"),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=2):
+                break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError((tmp / "serve.log").read_text()[-3000:]) from None
+            time.sleep(0.5)
+    try:
+        yield {"url": url, "db": db, "log": tmp / "serve.log"}
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def register(page: Any, url: str, username: str, name: str) -> None:
+    page.goto(f"{url}/accounts/register/")
+    page.fill("#id_username", username)
+    page.fill("#id_display_name", name)
+    page.fill("#id_password1", PASSWORD)
+    page.fill("#id_password2", PASSWORD)
+    page.locator("main form button[type=submit], main form button").last.click()
+    page.wait_for_load_state()
+
+
+def set_up_room(browser: Any, server: dict[str, Any], variant: str) -> tuple[list[Any], Any, str]:
+    """Register four players and a spectator, make a club and a room, sit and ready."""
+    url = server["url"]
+    tag = f"{variant[:2]}{int(time.time()) % 100000}"
+    pages = []
+    for i in range(5):
+        ctx = browser.new_context(viewport=PHONE if i == 0 else DESKTOP, locale="zh-CN")
+        page = ctx.new_page()
+        register(page, url, f"{tag}u{i}", NAMES[i] if i < 4 else "观众")
+        pages.append(page)
+    owner = pages[0]
+    owner.goto(f"{url}/clubs/")
+    owner.fill("#id_create-name", f"测试圈{tag}")
+    owner.locator("form:has(#id_create-name) button").click()
+    owner.wait_for_url("**/clubs/*/")
+    club_url = owner.url
+    invite = owner.locator(".code").first.inner_text().strip()
+    for page in pages[1:]:
+        page.goto(f"{url}/clubs/")
+        page.fill("#id_join-invite_code", invite)
+        page.locator("form:has(#id_join-invite_code) button").click()
+        page.wait_for_load_state()
+    owner.goto(club_url)
+    while owner.locator("button:has-text('通过')").count():
+        owner.locator("button:has-text('通过')").first.click()
+        owner.wait_for_load_state()
+    owner.locator("a:has-text('自定义开房')").click()
+    owner.wait_for_load_state()
+    tab = owner.locator(f"nav.tabs a[href='?variant={variant}']")
+    if tab.count():
+        tab.click()
+        owner.wait_for_load_state()
+    owner.locator("form.card button[type=submit]").click()
+    owner.wait_for_url("**/rooms/*/")
+    lobby = owner.url
+    code = lobby.rstrip("/").rsplit("/", 1)[-1]
+    for page in pages[1:]:
+        page.goto(club_url)
+        page.locator(f"a[href='/rooms/{code}/']").click()
+        page.wait_for_url(f"**/rooms/{code}/")
+    for page in pages[:4]:
+        page.locator("button:has-text('坐这里')").first.click()
+        page.wait_for_selector(".seat.mine")
+    for page in pages[:4]:
+        page.locator("button:has-text('准备')").first.click()
+    players = pages[:4]
+    for page in players:
+        # The lobby should move to the table when the match starts; go there if it does not.
+        try:
+            page.wait_for_url(f"**/rooms/{code}/play/", timeout=5000)
+        except Exception:
+            page.goto(f"{url}/rooms/{code}/play/")
+    spectator = pages[4]
+    spectator.goto(f"{url}/rooms/{code}/play/")
+    return players, spectator, code
+
+
+def settlement_open(page: Any) -> bool:
+    return page.locator("#settlement").count() > 0
+
+
+@functools.lru_cache(maxsize=50_000)
+def suit_options(suit: tuple[int, ...]) -> frozenset[tuple[int, int, int]]:
+    """Every (sets, partial sets, pair) one suit's nine counts split into."""
+    c = list(suit)
+    out: set[tuple[int, int, int]] = set()
+
+    def dfs(i: int, sets: int, parts: int, pair: int) -> None:
+        while i < 9 and c[i] == 0:
+            i += 1
+        if i >= 9:
+            out.add((sets, parts, pair))
+            return
+        if c[i] >= 3:
+            c[i] -= 3
+            dfs(i, sets + 1, parts, pair)
+            c[i] += 3
+        if i <= 6 and c[i + 1] and c[i + 2]:
+            for j in (i, i + 1, i + 2):
+                c[j] -= 1
+            dfs(i, sets + 1, parts, pair)
+            for j in (i, i + 1, i + 2):
+                c[j] += 1
+        if c[i] >= 2:
+            c[i] -= 2
+            if not pair:
+                dfs(i, sets, parts, 1)
+            dfs(i, sets, parts + 1, pair)
+            c[i] += 2
+        for gap in (1, 2):
+            if i + gap <= 8 and c[i + gap]:
+                c[i] -= 1
+                c[i + gap] -= 1
+                dfs(i, sets, parts + 1, pair)
+                c[i] += 1
+                c[i + gap] += 1
+        c[i] -= 1
+        dfs(i, sets, parts, pair)
+        c[i] += 1
+
+    dfs(0, 0, 0, 0)
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=200_000)
+def shanten(counts: tuple[int, ...], melds: int) -> int:
+    """Tiles away from ready (0 = ready, -1 = complete) of ``14 - 3 * melds`` or one fewer
+    concealed tiles, over sets, partial sets and a pair; and over 七对 with no melds."""
+    need = 4 - melds
+    best = 8
+    opts = [suit_options(counts[k * 9 : k * 9 + 9]) for k in range(3)]
+    for a in opts[0]:
+        for b in opts[1]:
+            for d in opts[2]:
+                pair = a[2] + b[2] + d[2]
+                if pair > 1:
+                    continue
+                sets = a[0] + b[0] + d[0]
+                parts = a[1] + b[1] + d[1]
+                best = min(best, 8 - 2 * (sets + melds) - min(parts, need - sets) - pair)
+    if melds == 0:
+        pairs = sum(1 for x in counts if x >= 2)
+        kinds = sum(1 for x in counts if x)
+        best = min(best, 6 - pairs + max(0, 7 - kinds))
+    return best
+
+
+def choose_discard(hand: list[str], playable: list[str]) -> str:
+    """The discard that leaves the fewest tiles to ready, then the most useful draws (the
+    waits themselves once ready, via ``majiang.analysis.waits``), then the loneliest tile."""
+    counts = [0] * 27
+    for code in hand:
+        counts[parse_tile(code)] += 1
+    melds = (14 - len(hand)) // 3
+
+    def score(code: str) -> tuple[int, int, int]:
+        i = int(parse_tile(code))
+        rest = counts.copy()
+        rest[i] -= 1
+        sh = shanten(tuple(rest), melds)
+        useful = 0
+        if sh == 0:
+            useful = sum(4 - rest[t] for t in waits(rest, melds=melds))
+        else:
+            for t in range(27):
+                if rest[t] < 4:
+                    rest[t] += 1
+                    if shanten(tuple(rest), melds) < sh:
+                        useful += 4 - rest[t] + 1
+                    rest[t] -= 1
+        r = i % 9
+        near = sum(counts[j] for j in range(i - 2, i + 3) if 0 <= j < 27 and j // 9 == i // 9)
+        return (-sh, useful, -near - (0 if r in (0, 8) else 1))
+
+    return max(dict.fromkeys(playable), key=score)
+
+
+STATE_JS = """() => ({
+    phase: document.body.dataset.phase,
+    fanji: document.querySelector('#fanji .fanji-tile .tile')?.dataset.tile || null,
+    wall: window.mjTable.view.observation?.wall_remaining ?? 99,
+    settlement: !!document.querySelector('#settlement'),
+    win: !!document.querySelector('#actions .act-win'),
+    pass: !!document.querySelector('#actions .act-pass'),
+    hand: [...document.querySelectorAll('#my-hand .tile')].map(e => e.dataset.tile),
+    playable: [...document.querySelectorAll('#my-hand .tile.playable')].map(e => e.dataset.tile),
+})"""
+
+
+def bot_step(page: Any, state: dict[str, Any]) -> bool:
+    """Click one thing a player trying to win would: 胡, else 过 (no 碰/杠, no 报听), else
+    the heuristic's discard. ``state`` is what :data:`STATE_JS` read from the page."""
+    if state["win"]:
+        selector = "#actions .act-win"
+    elif state["pass"]:
+        selector = "#actions .act-pass"
+    elif state["playable"]:
+        tile = choose_discard(state["hand"], state["playable"])
+        selector = f'#my-hand .tile.playable[data-tile="{tile}"] >> nth=-1'
+    else:
+        return False
+    try:
+        page.locator(selector).first.click(timeout=1500)
+    except Exception:
+        return False
+    return True
+
+
+def assert_spectator_clean(spectator: Any) -> None:
+    """Before the end, every face-up tile on a spectator's page is a public one: rivers,
+    melds, 萝卜, and the hands of seats that have won (laid open, as in 血战到底)."""
+    seen = spectator.evaluate(
+        """() => {
+            const obs = window.mjTable.view.observation;
+            if (!obs || obs.phase === "ended") return null;
+            const won = obs.seats.filter(s => s.won).map(s => s.seat);
+            const stray = [...document.querySelectorAll('[data-tile]')]
+                .filter(e => !e.closest('.river, .meld, .luobo, .win-note, .compass'))
+                .filter(e => !won.includes(+e.closest('.seat-panel')?.dataset.seat))
+                .map(e => e.dataset.tile);
+            return {obs, stray, html: document.body.innerHTML.includes("hand-tile")};
+        }"""
+    )
+    if seen is None:
+        return
+    obs = seen["obs"]
+    assert "me" not in obs
+    assert all("concealed" not in s for s in obs["seats"] if not s["won"])
+    assert seen["stray"] == []
+    assert not seen["html"]
+
+
+def last_hand(db: Path, code: str) -> tuple[int, dict[str, Any]]:
+    """The id and stored settlement of the room's latest settled hand."""
+    with sqlite3.connect(db) as conn:
+        row = conn.execute(
+            "SELECT h.id, h.settlement FROM matches_hand h JOIN matches_match m"
+            " ON h.match_id = m.id JOIN clubs_room r ON m.room_id = r.id"
+            " WHERE r.code = ? AND h.settlement IS NOT NULL ORDER BY h.id DESC LIMIT 1",
+            (code,),
+        ).fetchone()
+    assert row is not None, "the hand has no stored settlement"
+    return int(row[0]), json.loads(row[1])
+
+
+def ledger_of(db: Path, hand_id: int) -> tuple[list[list[Any]], list[tuple[int, int, bool]]]:
+    """The ledger rows the server posted for a hand: its settlement lines in order
+    (payer seat, payee seat, category, points), checked for amount = points × 底注, and
+    each seat's (seat, points, won)."""
+    with sqlite3.connect(db) as conn:
+        entries = conn.execute(
+            "SELECT payer_seat, payee_seat, category, points, amount, base_stake, kind"
+            " FROM ledgers_ledgerentry WHERE hand_id = ? ORDER BY line_no",
+            (hand_id,),
+        ).fetchall()
+        results = conn.execute(
+            "SELECT seat, points, won FROM ledgers_handresult WHERE hand_id = ? ORDER BY seat",
+            (hand_id,),
+        ).fetchall()
+    for payer, payee, _category, points, amount, stake, kind in entries:
+        assert kind == "settlement" and amount == points * stake and payer != payee
+    return (
+        [[payer, payee, category, points] for payer, payee, category, points, *_ in entries],
+        [(seat, points, bool(won)) for seat, points, won in results],
+    )
+
+
+def shown_settlement(page: Any) -> dict[str, Any]:
+    """What the settlement dialogue shows: its lines, totals and winners."""
+    return page.evaluate(
+        """() => ({
+            lines: [...document.querySelectorAll('#settlement-lines li')].map(e =>
+                [+e.dataset.payer, +e.dataset.payee, e.dataset.category, +e.dataset.points]),
+            totals: [...document.querySelectorAll('#settlement table.players td.total')]
+                .map(e => +e.dataset.total),
+            won: [...document.querySelectorAll('#settlement table.players tbody tr')]
+                .map(e => e.querySelector('td.won').textContent.startsWith('胡')),
+            text: document.querySelector('#settlement').innerText,
+        })"""
+    )
+
+
+def reload_mid_hand(page: Any) -> None:
+    """A reload mid-hand: the page comes back with the same hand and version."""
+    before = page.eval_on_selector_all(
+        "#my-hand .tile", "els => els.map(e => e.dataset.tile).sort()"
+    )
+    v_before = int(page.evaluate("document.body.dataset.version") or 0)
+    page.reload()
+    page.wait_for_function(f"+document.body.dataset.version >= {v_before}", timeout=20000)
+    page.wait_for_selector("#my-hand .tile, #settlement", timeout=20000)
+    after = page.eval_on_selector_all(
+        "#my-hand .tile", "els => els.map(e => e.dataset.tile).sort()"
+    )
+    if int(page.evaluate("document.body.dataset.version")) == v_before:
+        assert after == before
+    assert page.locator("#reconnect-banner").is_hidden()
+
+
+def play_one_hand(
+    players: list[Any], spectator: Any, first: bool, variant: str, shot: list[bool]
+) -> set[str]:
+    """Click through one hand until every page shows the settlement; returns the tiles the
+    翻鸡 reveal showed (the dialogue is up for its few seconds before the settlement).
+    The mid-hand screenshots are taken once the rivers fill (``shot[0]`` once they are)."""
+    steps = 0
+    reloaded = not first
+    fanji: set[str] = set()
+    deadline = time.monotonic() + 150
+    while True:
+        assert time.monotonic() < deadline, "the hand did not finish in time"
+        states = [page.evaluate(STATE_JS) for page in players]
+        fanji |= {st["fanji"] for st in states if st["fanji"]}
+        if all(st["settlement"] for st in states):
+            return fanji
+        acted = False
+        for page, st in zip(players, states, strict=True):
+            if st["phase"] != "ended":
+                v = page.evaluate("document.body.dataset.version")
+                if bot_step(page, st):
+                    acted = True
+                    # Wait for the answer, so that nothing is clicked twice.
+                    with contextlib.suppress(Exception):
+                        page.wait_for_function(
+                            f"document.body.dataset.version !== {json.dumps(v)}", timeout=3000
+                        )
+        steps += 1
+        if steps % 10 == 0:
+            assert_spectator_clean(spectator)
+        live = all(st["phase"] not in ("ended", "none") for st in states)
+        if not shot[0] and live and states[0]["wall"] <= SHOT_AT_WALL[variant]:
+            shot[0] = True
+            players[0].screenshot(path=str(SCREENSHOTS / f"{variant}-table-phone.png"))
+            players[1].screenshot(path=str(SCREENSHOTS / f"{variant}-table-desktop.png"))
+        if not reloaded and steps >= 12 and live:
+            reloaded = True
+            reload_mid_hand(players[1])
+        if not acted:
+            time.sleep(0.1)
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("variant", ["duyun", "zigong"])
+def test_four_players_play_until_a_hand_is_won(browser, server, variant):
+    players, spectator, code = set_up_room(browser, server, variant)
+    for page in players:
+        page.wait_for_selector("#my-hand .tile", timeout=20000)
+    spectator.wait_for_selector(".river", state="attached", timeout=20000)
+    shot = [False]
+    for number in range(1, MAX_HANDS + 1):
+        fanji = play_one_hand(players, spectator, number == 1, variant, shot)
+        hand_id, stored = last_hand(server["db"], code)
+        lines, results = ledger_of(server["db"], hand_id)
+        # The stored settlement is the one the ledger posted, and the one every page shows.
+        assert lines == [[ln["payer"], ln["payee"], ln["category"], ln["points"]]
+                         for ln in stored["lines"]]
+        assert [points for _, points, _ in results] == stored["totals"]
+        for page in players:
+            shown = shown_settlement(page)
+            assert shown["lines"] == lines
+            assert shown["totals"] == [points for _, points, _ in results]
+            assert shown["won"] == [won for _, _, won in results]
+            for payer, payee, _category, points in lines:
+                assert f"{NAMES[payer]} → {NAMES[payee]} {points}分" in shown["text"]
+        if variant == "duyun" and stored["summary"].get("fanji"):
+            # 翻鸡: the turned tile was shown (for a few seconds) before the settlement.
+            assert fanji == {stored["summary"]["fanji"]}
+            assert players[0].get_attribute(
+                "#settlement .summary .fanji .tile", "data-tile"
+            ) == stored["summary"]["fanji"]
+        if any(won for _, _, won in results):
+            break
+        # 黄庄: everyone clicks 准备下一局 and the next hand is dealt.
+        assert number < MAX_HANDS, f"no hand was won in {MAX_HANDS} hands"
+        for page in players:
+            page.click("#settlement .act-ready")
+        for page in players:
+            page.wait_for_selector("#settlement", state="detached", timeout=30000)
+            page.wait_for_selector("#my-hand .tile", timeout=20000)
+    winners = [seat for seat, _, won in results if won]
+    text = players[0].inner_text("#settlement")
+    assert "胡" in players[0].inner_text("#settlement .summary .result")
+    if variant == "zigong":
+        assert "鸡" not in players[0].inner_text("#settlement thead")
+        for seat in winners:
+            row = f'#settlement tbody tr[data-seat="{seat}"]'
+            assert players[0].locator(f"{row} td.win-tile .tile").count() == 1
+            assert players[0].inner_text(f"{row} td.fan").strip() != "—"
+    else:
+        assert "鸡" in players[0].inner_text("#settlement thead")
+    # Every seat's final hand is laid open in the dialogue.
+    hands = players[0].eval_on_selector_all(
+        "#final-hands li", "els => els.map(e => e.querySelectorAll('.tile').length)"
+    )
+    assert len(hands) == 4 and all(n >= 13 for n in hands)
+    assert NAMES[winners[0]] in text
+    players[0].screenshot(path=str(SCREENSHOTS / f"{variant}-settlement-phone.png"))
+    players[1].screenshot(path=str(SCREENSHOTS / f"{variant}-settlement-desktop.png"))
+    for page in players:
+        page.context.close()
+    spectator.context.close()

@@ -1,0 +1,137 @@
+"""战绩回放 in a real browser: the replay of a finished hand ends on the same final tiles
+and settlement lines as the live table showed, and its in-browser seed check passes.
+
+A hand is played through the matches app's services (random legal moves) into the test
+database; a daphne subprocess serves that database; Debian's Chromium (the ``browser``
+fixture of this directory) opens the live table as a spectating club member, then the
+replay as a player.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from django.test import Client
+
+from apps.accounts.models import User
+from apps.matches.models import Hand
+from tests.ledgers.playing import make_table, play_hand
+
+pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _database_url() -> str:
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
+    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+@pytest.fixture
+def daphne_url(transactional_db: None, redis_url: str, tmp_path: Path) -> Iterator[str]:
+    """daphne serving ``config.asgi`` on a free port, on the test database."""
+    port = _free_port()
+    env = {
+        **os.environ, "DATABASE_URL": _database_url(), "REDIS_URL": redis_url,
+        "CELERY_QUEUE": f"replay-test-{port}", "PYTHONUNBUFFERED": "1", "LOG_LEVEL": "WARNING",
+    }
+    log = (tmp_path / "daphne.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+         "config.asgi:application"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError((tmp_path / "daphne.log").read_text()[-3000:])
+            time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _page_as(browser: Any, user: User, url: str) -> Any:
+    client = Client()
+    client.force_login(user)
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
+    context.add_cookies([{
+        "name": settings.SESSION_COOKIE_NAME,
+        "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
+        "url": url,
+    }])
+    return context.new_page()
+
+
+def test_the_replay_ends_where_the_live_table_did(browser: Any, daphne_url: str) -> None:
+    with mock.patch("apps.matches.change.timer_schedule"):
+        table = make_table("duyun")
+    play_hand(table.match.pk, random.Random(11))
+    hand = Hand.objects.get(match=table.match, number=1)
+    assert hand.settlement is not None
+
+    live = _page_as(browser, table.member, daphne_url)
+    live.goto(f"{daphne_url}/rooms/{table.room.code}/play/")
+    live.wait_for_selector("#settlement-lines", state="attached", timeout=20000)
+    live_lines = live.locator("#settlement-lines li").all_inner_texts()
+    live_hands = {
+        seat: sorted(live.locator(f"section.seat-panel[data-seat='{seat}'] .opp-hand [data-tile]")
+                     .evaluate_all("els => els.map(e => e.dataset.tile)"))
+        for seat in range(4)
+    }
+    assert any(live_hands.values())
+    assert len(live_lines) == len(hand.settlement["lines"])
+
+    page = _page_as(browser, table.players[0], daphne_url)
+    page.goto(f"{daphne_url}/ledgers/hands/{hand.pk}/replay/")
+    page.wait_for_selector("#replay[data-ready='true']")
+    assert page.locator("#settlement").is_hidden()
+    first = page.locator("#step-label").inner_text()
+    page.click("[data-step='next']")
+    page.click("[data-step='prev']")
+    assert page.locator("#step-label").inner_text() == first
+    page.click("[data-step='last']")
+    assert page.locator("#settlement").is_visible()
+    replay_lines = page.locator("#settlement .settlement-lines li").all_inner_texts()
+    assert replay_lines == live_lines
+    replay_hands = {
+        seat: sorted(page.locator(f".replay-seat[data-seat='{seat}'] .hand [data-tile]")
+                     .evaluate_all("els => els.map(e => e.dataset.tile)"))
+        for seat in range(4)
+    }
+    assert replay_hands == live_hands
+    fanji = (hand.settlement.get("summary") or {}).get("fanji")
+    if fanji:
+        assert page.locator(f"#settlement .fanji [data-tile='{fanji}']").count() == 1
+
+    page.click("#verify")
+    page.wait_for_selector("#verify-result[data-ok]")
+    assert page.locator("#verify-result").get_attribute("data-ok") == "true"

@@ -1,0 +1,435 @@
+"""The table page against a stand-in socket (``fake_table``): rendering, hints, dialogues.
+
+The page is served by Django (pytest-django's ``live_server``); the table socket is
+answered in-process by :class:`FakeTable`, which runs a real ``majiang`` round.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from majiang import Round, get_variant
+from majiang.scenario import deal_scenario
+
+from .conftest import DESKTOP, PHONE, SCREENSHOTS
+from .fake_table import NAMES, FakeTable
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def room() -> dict[str, Any]:
+    """A club room with four seated players; returns the room code and the users."""
+    from apps.accounts.models import User
+    from apps.clubs.models import Club, Membership, Room, RoomSeat
+
+    users = [
+        User.objects.create_user(f"p{i}", password="pw-12345678", display_name=NAMES[i])
+        for i in range(4)
+    ]
+    watcher = User.objects.create_user("watcher", password="pw-12345678", display_name="观众")
+    club = Club.objects.create(name="测试圈", invite_code="TESTCODE")
+    for i, user in enumerate([*users, watcher]):
+        Membership.objects.create(club=club, user=user, role="owner" if i == 0 else "member")
+    variant = get_variant("duyun")
+    room = Room.objects.create(
+        club=club,
+        code="123456",
+        variant="duyun",
+        settings=variant.schema.validate({}),
+        created_by=users[0],
+    )
+    for i, user in enumerate(users):
+        RoomSeat.objects.create(room=room, seat=i, user=user, ready=True)
+    return {"code": room.code, "users": users, "watcher": watcher}
+
+
+def open_page(
+    browser: Any,
+    live_server: Any,
+    user: Any,
+    table: FakeTable,
+    viewer: int | None,
+    *,
+    size: dict[str, int] = PHONE,
+    code: str = "123456",
+) -> Any:
+    client = Client()
+    client.force_login(user)
+    context = browser.new_context(viewport=size, locale="zh-CN")
+    context.add_cookies(
+        [
+            {
+                "name": "sessionid",
+                "value": client.cookies["sessionid"].value,
+                "url": live_server.url,
+            }
+        ]
+    )
+    page = context.new_page()
+    table.attach(page, viewer)
+    page.goto(f"{live_server.url}/rooms/{code}/play/")
+    return page
+
+
+def duyun_round(seed: str = "s6") -> Round:
+    variant = get_variant("duyun")
+    rnd, _ = Round.deal(variant, variant.schema.validate({}), dealer=0, streak=1, seed=seed)
+    return rnd
+
+
+def test_hand_sorted_with_drawn_tile_apart_and_tiles_labelled(browser, live_server, room):
+    table = FakeTable(duyun_round())
+    table.play_until(
+        lambda r: sum(len(s.river) for s in r.seats) >= 14 and r.turn == 0 and r.window is None
+    )
+    page = open_page(browser, live_server, room["users"][0], table, 0)
+    page.wait_for_selector("#my-hand .tile")
+    obs = table.rnd.observation(0)
+    codes = page.eval_on_selector_all(
+        "#my-hand .tile:not(.drawn)", "els => els.map(e => e.dataset.tile)"
+    )
+    assert codes == obs["me"]["hand"]
+    order = {"m": 0, "s": 1, "p": 2}
+    assert codes == sorted(codes, key=lambda c: (order[c[1]], c[0]))
+    drawn = page.eval_on_selector_all("#my-hand .tile.drawn", "els => els.map(e => e.dataset.tile)")
+    assert drawn == ([obs["me"]["drawn"]] if obs["me"]["drawn"] else [])
+    label = page.get_attribute("#my-hand .tile >> nth=0", "aria-label")
+    assert label and re.fullmatch(r"[一二三四五六七八九][万条筒]|幺鸡", label)
+    # Every seat's river and hand size are on screen; the countdown ticks.
+    for seat in range(4):
+        rivers = page.eval_on_selector_all(
+            f'.river[data-seat="{seat}"] .tile', "els => els.map(e => e.dataset.tile)"
+        )
+        assert rivers == [r["tile"] for r in obs["seats"][seat]["river"]]
+    assert page.inner_text("#countdown").strip().isdigit()
+    assert "余" in page.inner_text(".compass .wall")
+    page.screenshot(path=str(SCREENSHOTS / "table-phone.png"))
+    page.set_viewport_size(DESKTOP)
+    page.screenshot(path=str(SCREENSHOTS / "table-desktop.png"))
+
+
+def test_discard_by_tapping_a_tile(browser, live_server, room):
+    table = FakeTable(duyun_round())
+    page = open_page(browser, live_server, room["users"][0], table, 0)
+    page.wait_for_selector("#my-hand .tile.playable")
+    before = len(table.rnd.seats[0].river)
+    page.click("#my-hand .tile.playable >> nth=-1")
+    page.wait_for_function(
+        f"document.querySelectorAll('.river[data-seat=\"0\"] .tile').length > {before}"
+    )
+    assert len(table.rnd.seats[0].river) == before + 1
+
+
+def test_spectator_page_never_holds_concealed_tiles(browser, live_server, room):
+    table = FakeTable(duyun_round())
+    table.play_until(lambda r: sum(len(s.river) for s in r.seats) >= 10)
+    page = open_page(browser, live_server, room["watcher"], table, None)
+    page.wait_for_selector(".river .tile")
+    faces = page.eval_on_selector_all("[data-tile]", "els => els.map(e => e.dataset.tile)")
+    public = [r["tile"] for s in table.rnd.observation(None)["seats"] for r in s["river"]]
+    public += [m["tile"] for s in table.rnd.observation(None)["seats"] for m in s["melds"]]
+    assert sorted(faces) == sorted(public)
+    html = page.content()
+    assert "hand-tile" not in html
+
+
+def test_waiting_hints_count_unseen_copies(browser, live_server, room):
+    # The dealer discards 9p and is ready on 1m/4m/7m; seat 1 holds three 1m, concealed.
+    variant = get_variant("duyun")
+    rnd, _ = deal_scenario(
+        variant,
+        {},
+        dealer=0,
+        hands=[
+            "23m456m789m111s22p9p",
+            "1m1m1m4m5p6p7p8p3s4s5s6s7s",
+            "2s3s4s5s6s7s8s9s3p4p5p6p7p",
+            "5m6m7m8m9m2m3m4m5m6m7m8m9m",
+        ][:4],
+    )
+    table = FakeTable(rnd)
+    page = open_page(browser, live_server, room["users"][0], table, 0)
+    page.wait_for_selector("#my-hand .tile.playable")
+    page.click('#my-hand .tile.playable[data-tile="9p"] >> nth=0')
+    page.wait_for_selector("#wait-hints")
+    obs = table.rnd.observation(0)
+    hints = page.eval_on_selector_all(
+        "#wait-hints .hint", "els => els.map(e => [e.dataset.wait, +e.dataset.left])"
+    )
+    assert [h[0] for h in hints] == obs["me"]["waits"]
+    # Seat 1's concealed 1m are not visible to seat 0, so all four count as unseen.
+    assert dict(hints) == {"1m": 4, "4m": 3, "7m": 3}
+    assert "共剩10张" in page.inner_text("#wait-hints")
+
+
+def test_baogang_dialogue_messages(browser, live_server, room):
+    # 自贡 case 3 of the seed: seat 1 may declare with 1p or 1s ticked, but not both.
+    variant = get_variant("zigong")
+    rnd, _ = deal_scenario(
+        variant,
+        {},
+        dealer=0,
+        hands=[
+            "4s5s6s7s8s9s4p5p6p7p8p9p9s9p",
+            "1p1p1p2p3p1s1s1s2s3s6s7s8s",
+            "2p2p3p3p4p4p5p5p6p6p7p7p8p",
+            "2s2s3s3s4s4s5s5s6s6s7s7s8s",
+        ],
+    )
+    table = FakeTable(rnd)
+    page = open_page(browser, live_server, room["users"][1], table, 1)
+    page.click("#actions .act-declare:has-text('报叫')")
+    page.wait_for_selector("#baogang input[type=checkbox]")
+    assert sorted(page.eval_on_selector_all("#baogang input", "els => els.map(e => e.value)")) == [
+        "1p",
+        "1s",
+    ]
+    page.click("#baogang .act-baogang")
+    page.wait_for_selector("#toast:has-text('没勾选任何选项，不能报杠')")
+    page.check("#baogang input[value='1p']")
+    page.check("#baogang input[value='1s']")
+    page.click("#baogang .act-baogang")
+    page.wait_for_selector("#toast:has-text('抱歉，不能选择更多的杠')")
+    assert not rnd.seats[1].declared
+    page.uncheck("#baogang input[value='1s']")
+    page.click("#baogang .act-baogang")
+    page.wait_for_selector("#baogang", state="detached")
+    # Accepted: the declaration waits in the window for the other seats' decisions.
+    assert table.sent[-1] == {"viewer": 1, "type": "declare", "v": 1, "ticks": ["1p"]}
+    assert table.version == 2
+
+
+def assert_fits(page: Any, selector: str) -> None:
+    """The dialogue lies inside the viewport and scrolls itself; nothing overflows sideways."""
+    fits = page.evaluate(
+        """(sel) => {
+            const m = document.querySelector(sel);
+            const r = m.getBoundingClientRect();
+            return {
+                page: document.documentElement.scrollWidth <= window.innerWidth,
+                inside: r.left >= 0 && r.right <= window.innerWidth + 0.5
+                    && r.top >= 0 && r.bottom <= window.innerHeight + 0.5,
+                sideways: m.scrollWidth <= m.clientWidth + 1,
+                scrolls: getComputedStyle(m).overflowY === "auto",
+            };
+        }""",
+        selector,
+    )
+    assert fits == {"page": True, "inside": True, "sideways": True, "scrolls": True}
+
+
+def final_hands_shown(page: Any) -> dict[int, list[str]]:
+    """Each seat's tiles in the dialogue's 各家手牌: melds, concealed, the winning tile."""
+    rows = page.eval_on_selector_all(
+        "#final-hands li",
+        "els => els.map(e => [+e.dataset.seat,"
+        " [...e.querySelectorAll('.tile')].map(t => t.dataset.tile)])",
+    )
+    return {seat: sorted(tiles) for seat, tiles in rows}
+
+
+def final_hands_expected(rnd: Round) -> dict[int, list[str]]:
+    out = {}
+    for seat, s in enumerate(rnd.seats):
+        tiles = [t.code for t in s.concealed()]
+        for meld in s.melds:
+            tiles += [meld.tile.code] * meld.size
+        out[seat] = sorted(tiles)
+    return out
+
+
+def test_fanji_reveal_then_settlement_in_words(browser, live_server, room):
+    table = FakeTable(duyun_round("s6"))
+    table.play_until(lambda r: False)
+    settlement = table.rnd.settlement().to_json()
+    assert table.rnd.wins and settlement["summary"]["fanji"]
+    page = open_page(browser, live_server, room["users"][1], table, 1)
+    page.wait_for_selector("#fanji")
+    turned = settlement["summary"]["fanji"]
+    assert page.get_attribute("#fanji .fanji-tile .tile", "data-tile") == turned
+    page.wait_for_selector("#settlement", timeout=8000)
+    text = page.inner_text("#settlement")
+    for line in settlement["lines"]:
+        assert f"{NAMES[line['payer']]} → {NAMES[line['payee']]} {line['points']}分" in text
+    assert "胡" in page.inner_text("#settlement .summary .result")
+    totals = page.eval_on_selector_all(
+        "#settlement td.total", "els => els.map(e => +e.dataset.total)"
+    )
+    assert totals == settlement["totals"]
+    # D23: dealer, streak, the turned tile, the chicken tiles and the stake; 鸡/豆 by kind.
+    heads = page.eval_on_selector_all("#settlement thead th", "els => els.map(e => e.textContent)")
+    assert heads == ["玩家", "听牌", "胡牌", "鸡", "豆", "得分", "×底注"]
+    assert page.get_attribute("#settlement .summary .fanji .tile", "data-tile") == turned
+    chickens = page.eval_on_selector_all(
+        "#settlement .summary .chickens .tile", "els => els.map(e => e.dataset.tile)"
+    )
+    assert chickens == settlement["summary"]["chicken_tiles"]
+    for p in settlement["players"]:
+        row = f'#settlement tbody tr[data-seat="{p["seat"]}"]'
+        ji = page.inner_text(f"{row} td.ji")
+        for kind, n in p["ji"].items():
+            assert f"{kind}×{n}" in ji
+        if p["won"]:
+            assert page.get_attribute(f"{row} td.won .tile", "data-tile") == p["winning_tile"]
+            assert p["pattern"] in page.inner_text(f"{row} td.won")
+    # Every seat's final hand is laid open, the winning tile set apart.
+    assert final_hands_shown(page) == final_hands_expected(table.rnd)
+    winner = table.rnd.wins[0]
+    assert page.get_attribute(
+        f'#final-hands li[data-seat="{winner.seat}"] .win-tile .tile', "data-tile"
+    ) == winner.tile.code
+    assert_fits(page, "#settlement")
+
+
+def zigong_room(room: dict[str, Any]) -> None:
+    from apps.clubs.models import Room
+
+    variant = get_variant("zigong")
+    Room.objects.filter(code=room["code"]).update(
+        variant="zigong", settings=variant.schema.validate({})
+    )
+
+
+def test_zigong_settlement_has_fan_not_chickens(browser, live_server, room):
+    zigong_room(room)
+    variant = get_variant("zigong")
+    rnd, _ = Round.deal(variant, variant.schema.validate({}), dealer=0, streak=1, seed="z8")
+    table = FakeTable(rnd)
+    table.play_until(lambda r: False, limit=1000)
+    settlement = rnd.settlement().to_json()
+    win = rnd.wins[0]
+    assert rnd.ended and win.seat == 2
+    page = open_page(browser, live_server, room["users"][0], table, 0)
+    page.wait_for_selector("#settlement")
+    assert page.locator("#fanji").count() == 0
+    heads = page.eval_on_selector_all("#settlement thead th", "els => els.map(e => e.textContent)")
+    assert heads == ["玩家", "下叫", "胡牌", "胡的牌", "番型", "得分"]
+    assert page.locator("#settlement td.ji, #settlement td.dou").count() == 0
+    row = f'#settlement tbody tr[data-seat="{win.seat}"]'
+    assert page.get_attribute(f"{row} td.win-tile .tile", "data-tile") == win.tile.code
+    assert page.inner_text(f"{row} td.won").startswith("胡")
+    fan_line = next(ln for ln in settlement["lines"] if ln["category"].startswith("牌型:"))
+    assert fan_line["category"][3:] in page.inner_text(f"{row} td.fan")
+    note = fan_line["note"].split(", 2^")[0]
+    text = page.inner_text("#settlement")
+    payer, payee = NAMES[fan_line["payer"]], NAMES[fan_line["payee"]]
+    assert f"{fan_line['category']}: {payer} → {payee} {fan_line['points']}分 ({note})" in text
+    for line in settlement["lines"]:
+        assert f"{NAMES[line['payer']]} → {NAMES[line['payee']]} {line['points']}分" in text
+    # 查叫 at the wall's end: who was ready (下叫) and who was not.
+    for seat, p in enumerate(settlement["players"]):
+        cell = page.inner_text(f'#settlement tbody tr[data-seat="{seat}"] td.ready')
+        if p["won"]:
+            assert cell.startswith("已胡")
+        elif p["ready"] is not None:
+            assert cell.startswith("下叫" if p["ready"] else "未下叫")
+    totals = page.eval_on_selector_all(
+        "#settlement td.total", "els => els.map(e => +e.dataset.total)"
+    )
+    assert totals == settlement["totals"]
+    assert final_hands_shown(page) == final_hands_expected(rnd)
+    assert_fits(page, "#settlement")
+
+
+def test_ready_next_then_final_standings(browser, live_server, room):
+    zigong_room(room)
+    variant = get_variant("zigong")
+    rnd, _ = Round.deal(variant, variant.schema.validate({}), dealer=0, streak=1, seed="z8")
+    table = FakeTable(rnd)
+    table.hands_total = 2
+    table.play_until(lambda r: False, limit=1000)
+    first = rnd.settlement().totals
+    page = open_page(browser, live_server, room["users"][0], table, 0)
+    page.click("#settlement .act-ready")
+    page.wait_for_selector("#settlement button:has-text('已准备，等待其他玩家')")
+    assert {"viewer": 0, "type": "ready_next"} in table.sent
+    assert table.ready == [0]
+    # The next hand is dealt: the dialogue goes, the table shows hand 2 of 2.
+    nxt, _ = Round.deal(variant, variant.schema.validate({}), dealer=2, streak=1, seed="z20")
+    table.next_hand(nxt)
+    page.wait_for_selector("#settlement", state="detached")
+    page.wait_for_selector("#my-hand .tile")
+    assert page.inner_text("#hand-no") == "第2/2局"
+    # The last hand ends: the match is over, 查看总成绩 opens the final standings.
+    table.play_until(lambda r: False, limit=1000)
+    table.status = "finished"
+    table.broadcast()
+    page.click("#settlement .act-standings")
+    page.wait_for_selector("#standings")
+    final = [a + b for a, b in zip(first, nxt.settlement().totals, strict=True)]
+    order = sorted(range(4), key=lambda s: -final[s])
+    shown = page.eval_on_selector_all(
+        "#standings li",
+        "els => els.map(e => [+e.dataset.seat, e.querySelector('.total').textContent])",
+    )
+    assert [s for s, _ in shown] == order
+    assert [int(t) for _, t in shown] == [final[s] for s in order]
+    assert page.inner_text("#standings li >> nth=0").startswith("第1名")
+    page.click("#standings button:has-text('返回房间')")
+    page.wait_for_url(f"**/rooms/{room['code']}/")
+
+
+def test_dissolve_vote_refused_then_passed(browser, live_server, room):
+    table = FakeTable(duyun_round())
+    proposer = open_page(browser, live_server, room["users"][0], table, 0)
+    voter = open_page(browser, live_server, room["users"][1], table, 1, size=DESKTOP)
+    for page in (proposer, voter):
+        page.wait_for_selector("#my-hand .tile")
+    proposer.on("dialog", lambda d: d.accept())
+    proposer.click("#dissolve-button")
+    voter.wait_for_selector("#dissolve")
+    proposer.wait_for_selector("#dissolve")
+    assert "张三 申请解散牌局" in voter.inner_text("#dissolve")
+    assert "张三：同意" in voter.inner_text("#dissolve")
+    assert "李四：未表态" in voter.inner_text("#dissolve")
+    # The proposer has voted by proposing: no buttons for them.
+    assert proposer.locator("#dissolve .act-agree").count() == 0
+    assert "剩余" in voter.inner_text("#dissolve-countdown")
+    voter.click("#dissolve .act-refuse")
+    for page in (proposer, voter):
+        page.wait_for_selector("#dissolve", state="detached")
+    assert {"viewer": 1, "type": "dissolve_vote", "agree": False} in table.sent
+    assert table.status == "playing"
+    # Again: this time every seat agrees and the match ends with the standings.
+    proposer.click("#dissolve-button")
+    voter.wait_for_selector("#dissolve .act-agree")
+    voter.click("#dissolve .act-agree")
+    proposer.wait_for_selector("#dissolve li:has-text('李四：同意')")
+    table.vote(2, True)
+    table.vote(3, True)
+    assert table.status == "dissolved"
+    for page in (proposer, voter):
+        page.wait_for_selector("#standings")
+        assert "全场结束" in page.inner_text("#standings")
+        assert page.locator("#dissolve").count() == 0
+
+
+def test_connection_badges_follow_presence(browser, live_server, room):
+    table = FakeTable(duyun_round())
+    table.presence = [True, False, True, None]
+    page = open_page(browser, live_server, room["users"][0], table, 0, size=DESKTOP)
+    page.wait_for_selector("#my-hand .tile")
+
+    def badges() -> dict[int, str]:
+        rows = page.eval_on_selector_all(
+            ".seat-panel[data-seat]",
+            "els => els.map(e => [+e.dataset.seat,"
+            " [...e.querySelectorAll('.badge.online, .badge.offline')].map(b => b.textContent)"
+            ".join()])",
+        )
+        return dict(rows)
+
+    assert badges() == {0: "在线", 1: "离线", 2: "在线", 3: ""}
+    table.send_presence(1, True)
+    table.send_presence(2, False)
+    page.wait_for_function(
+        "document.querySelector('.seat-panel[data-seat=\"2\"] .badge.offline') !== null"
+    )
+    assert badges() == {0: "在线", 1: "在线", 2: "离线", 3: ""}
+    # A presence frame changes no version: the page's version stays where it was.
+    assert page.evaluate("document.body.dataset.version") == str(table.version)

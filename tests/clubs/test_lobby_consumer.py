@@ -1,0 +1,83 @@
+"""The live lobby over WebSockets: members get seat changes as they commit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.test import Client
+
+from apps.accounts.models import User
+from apps.clubs.models import Membership, Room
+from apps.clubs.services import clubs, rooms
+from config.asgi import application
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+
+def _setup() -> tuple[Room, User, User, User]:
+    owner = User.objects.create_user("owner", display_name="圈主")
+    member = User.objects.create_user("member", display_name="王五")
+    outsider = User.objects.create_user("outsider")
+    club = clubs.club_create(owner=owner, name="圈")
+    Membership.objects.create(club=club, user=member)
+    room = rooms.room_create(club=club, actor=owner, variant="basic", settings={})
+    return room, owner, member, outsider
+
+
+def _session_headers(user: User | None) -> list[tuple[bytes, bytes]]:
+    headers = [(b"origin", b"http://localhost")]
+    if user is not None:
+        client = Client()
+        client.force_login(user)
+        cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+        headers.append((b"cookie", f"{settings.SESSION_COOKIE_NAME}={cookie}".encode()))
+    return headers
+
+
+async def _connect(code: str, user: User | None) -> tuple[WebsocketCommunicator, bool]:
+    headers = await sync_to_async(_session_headers)(user)
+    communicator = WebsocketCommunicator(application, f"/ws/rooms/{code}/lobby/", headers=headers)
+    connected, _ = await communicator.connect()
+    return communicator, connected
+
+
+async def test_member_sees_seats_change_live(redis_url: str) -> None:
+    room, owner, member, _ = await sync_to_async(_setup)()
+    watcher, connected = await _connect(room.code, owner)
+    assert connected
+    first: dict[str, Any] = await watcher.receive_json_from()
+    assert first["type"] == "lobby"
+    assert first["state"]["seats"] == [None] * room.seat_count
+
+    await sync_to_async(rooms.room_sit)(room=room, user=member, seat=1)
+    update = await watcher.receive_json_from(timeout=5)
+    assert update["state"]["seats"][1]["display_name"] == "王五"
+    assert update["state"]["seats"][1]["ready"] is False
+
+    await sync_to_async(rooms.room_ready_set)(room=room, user=member, ready=True)
+    update = await watcher.receive_json_from(timeout=5)
+    assert update["state"]["seats"][1]["ready"] is True
+
+    await sync_to_async(rooms.room_stand)(room=room, user=member)
+    update = await watcher.receive_json_from(timeout=5)
+    assert update["state"]["seats"][1] is None
+    await watcher.disconnect()
+
+
+@pytest.mark.parametrize("who", ["anonymous", "outsider"])
+async def test_non_members_are_refused(redis_url: str, who: str) -> None:
+    room, _, _, outsider = await sync_to_async(_setup)()
+    communicator, connected = await _connect(room.code, None if who == "anonymous" else outsider)
+    assert not connected
+    await communicator.disconnect()
+
+
+async def test_unknown_room_is_refused(redis_url: str) -> None:
+    _, owner, _, _ = await sync_to_async(_setup)()
+    communicator, connected = await _connect("999999", owner)
+    assert not connected
+    await communicator.disconnect()

@@ -1,0 +1,93 @@
+"""A settled hand's ledger lines are the rules package's settlement; posting is idempotent."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import IntegrityError, transaction
+
+from apps.ledgers.errors import LedgerMismatchError
+from apps.ledgers.models import HandResult, LedgerEntry, MatchResult
+from apps.ledgers.services import ledger_hand_post, ledger_match_post
+from apps.matches.models import Hand, MatchPlayer
+from apps.matches.signals import hand_settled
+from majiang.record import replay
+
+from .playing import Table
+
+pytestmark = pytest.mark.django_db
+
+
+def test_each_hands_lines_equal_the_rules_settlement(finished_table: Table) -> None:
+    match = finished_table.match
+    stake = int(match.settings["base_stake"])
+    users = dict(MatchPlayer.objects.filter(match=match).values_list("seat", "user_id"))
+    hands = list(Hand.objects.filter(match=match, settlement__isnull=False))
+    assert hands and len(hands) == match.hands_played
+    for hand in hands:
+        settlement = replay(hand.record).settlement()
+        entries = list(LedgerEntry.objects.filter(hand=hand).order_by("line_no"))
+        assert [
+            (e.line_no, e.payer_seat, e.payee_seat, e.category, e.points, e.ruling, e.note)
+            for e in entries
+        ] == [
+            (i, ln.payer, ln.payee, ln.category, ln.points, ln.ruling, ln.note)
+            for i, ln in enumerate(settlement.lines, start=1)
+        ]
+        for e in entries:
+            assert (e.payer_id, e.payee_id) == (users[e.payer_seat], users[e.payee_seat])
+            assert (e.club_id, e.room_id, e.match_id) == (
+                match.club_id, match.room_id, match.pk
+            )
+            assert e.base_stake == stake and e.amount == e.points * stake
+            assert e.occurred_at == hand.ended_at and e.signature_valid()
+        results = HandResult.objects.filter(hand=hand).order_by("seat")
+        assert [r.points for r in results] == list(settlement.totals)
+        assert sum(r.points for r in results) == 0
+
+
+def test_the_match_results_sum_its_hands_and_name_the_big_winner(finished_table: Table) -> None:
+    match = finished_table.match
+    results = list(MatchResult.objects.filter(match=match).order_by("seat"))
+    assert [r.points for r in results] == list(match.totals)
+    assert sum(r.points for r in results) == 0
+    top = max(match.totals)
+    assert [r.big_winner for r in results] == [top > 0 and t == top for t in match.totals]
+
+
+def test_settling_the_same_hand_twice_writes_it_once(finished_table: Table) -> None:
+    match = finished_table.match
+    hand = Hand.objects.filter(match=match).first()
+    assert hand is not None
+    before = (LedgerEntry.objects.count(), HandResult.objects.count())
+    again = ledger_hand_post(hand=hand)
+    hand_settled.send(sender=Hand, hand=hand)
+    ledger_match_post(match=match)
+    assert (LedgerEntry.objects.count(), HandResult.objects.count()) == before
+    assert [e.pk for e in again] == list(
+        LedgerEntry.objects.filter(hand=hand).order_by("line_no").values_list("pk", flat=True)
+    )
+    assert MatchResult.objects.filter(match=match).count() == 4
+
+
+def test_a_constraint_refuses_a_second_row_for_the_same_line(finished_table: Table) -> None:
+    entry = LedgerEntry.objects.filter(kind="settlement").first()
+    assert entry is not None
+    entry.pk, entry._state.adding = None, True
+    with pytest.raises(IntegrityError), transaction.atomic():
+        entry.save()
+
+
+def test_a_stored_settlement_that_disagrees_with_the_rules_is_refused(
+    one_hand_table: Table,
+) -> None:
+    hand = Hand.objects.get(match=one_hand_table.match, number=1)
+    forged = Hand.objects.get(pk=hand.pk)
+    forged.pk = None
+    forged.number = 99
+    assert forged.settlement is not None
+    extra = {"payer": 0, "payee": 1, "category": "胡牌", "points": 999, "ruling": "X"}
+    forged.settlement = {**forged.settlement, "lines": [*forged.settlement["lines"], extra]}
+    forged.save()
+    with pytest.raises(LedgerMismatchError):
+        ledger_hand_post(hand=forged)
+    assert not LedgerEntry.objects.filter(hand=forged).exists()

@@ -1,0 +1,108 @@
+"""Per-seat presence: counted per connection across processes (Redis), expiring when a
+process dies, broadcast as ``presence`` frames and shown in every frame's players list."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from apps.matches import presence
+
+from .conftest import connect_as
+from .driving import choose
+
+pytestmark = [pytest.mark.django_db(transaction=True)]
+
+TIMEOUT = 10
+
+
+def connected_of(frame: dict[str, Any]) -> list[bool]:
+    """The ``connected`` flags by seat from a snapshot/update (``table``) or presence frame."""
+    players = frame["table"]["players"] if "table" in frame else frame["players"]
+    return [p["connected"] for p in sorted(players, key=lambda p: p["seat"])]
+
+
+async def open_seat(user: Any, code: str) -> tuple[WebsocketCommunicator, dict[str, Any]]:
+    comm = connect_as(user, code)
+    assert (await comm.connect())[0]
+    return comm, await comm.receive_json_from(TIMEOUT)
+
+
+async def next_presence(comm: WebsocketCommunicator) -> dict[str, Any]:
+    frame = await comm.receive_json_from(TIMEOUT)
+    assert frame["type"] == "presence", frame
+    return frame
+
+
+@pytest.mark.asyncio
+async def test_a_seat_stays_online_until_its_last_connection_closes(make_table: Any) -> None:
+    table = await database_sync_to_async(make_table)()
+    code = table.room.code
+    watcher, snap = await open_seat(table.spectator, code)
+    assert connected_of(snap) == [False] * 4
+    first, snap = await open_seat(table.users[1], code)
+    assert connected_of(snap) == [False, True, False, False]
+    presence_frame = await next_presence(watcher)
+    assert connected_of(presence_frame) == [False, True, False, False]
+    assert presence_frame["v"] == snap["v"]
+    assert (await next_presence(first))["players"] == presence_frame["players"]
+
+    second, snap = await open_seat(table.users[1], code)  # a second tab on another process
+    assert connected_of(snap) == [False, True, False, False]
+    assert await watcher.receive_nothing(0.3), "no change, so no presence frame"
+
+    await first.disconnect()
+    assert await watcher.receive_nothing(0.3)
+    await watcher.send_json_to({"type": "hello"})
+    assert connected_of(await watcher.receive_json_from(TIMEOUT)) == [False, True, False, False]
+
+    await second.disconnect()
+    assert connected_of(await next_presence(watcher)) == [False] * 4
+    await watcher.disconnect()
+
+
+@pytest.mark.asyncio
+async def test_update_frames_carry_presence(make_table: Any) -> None:
+    table = await database_sync_to_async(make_table)()
+    comms, latest = [], []
+    for user in table.users[:3]:
+        comm, snap = await open_seat(user, table.room.code)
+        comms.append(comm)
+        latest.append(snap)
+    seat, move = next((s, m) for s in range(3) if (m := choose(latest[s]["observation"])))
+    await comms[seat].send_json_to({**move, "v": latest[seat]["v"]})
+    frame = await comms[0].receive_json_from(TIMEOUT)
+    while frame["type"] == "presence":
+        frame = await comms[0].receive_json_from(TIMEOUT)
+    assert frame["type"] == "update"
+    assert connected_of(frame) == [True, True, True, False]
+    for comm in comms:
+        await comm.disconnect()
+
+
+def test_a_dead_process_connection_expires() -> None:
+    """A connection that stops refreshing (its daphne was killed) counts as gone after the
+    TTL; the next heartbeat of any other connection prunes it and reports the change."""
+    match_id, start = 10_000_000 + int(time.time()) % 1_000_000, time.time()
+    try:
+        assert presence.presence_join(match_id, 0, "dead", now=start)
+        assert presence.presence_join(match_id, 1, "alive", now=start)
+        assert not presence.presence_join(match_id, 1, "alive-2", now=start)
+        later = start + presence.TTL_SECONDS - 1
+        presence.presence_refresh(match_id, 1, "alive", now=later)
+        presence.presence_refresh(match_id, 1, "alive-2", now=later)
+        assert presence.seats_connected(match_id, [0, 1], now=later) == {0: True, 1: True}
+        expired = start + presence.TTL_SECONDS + 1
+        assert presence.seats_connected(match_id, [0, 1], now=expired) == {0: False, 1: True}
+        assert presence.presence_prune(match_id, [0, 1], now=expired)
+        assert not presence.presence_prune(match_id, [0, 1], now=expired)
+        assert not presence.presence_leave(match_id, 1, "alive", now=expired)
+        assert presence.presence_leave(match_id, 1, "alive-2", now=expired)
+        assert not presence.presence_leave(match_id, 0, "dead", now=expired), "already gone"
+    finally:
+        for seat in (0, 1):
+            presence._redis().delete(presence.presence_key(match_id, seat))

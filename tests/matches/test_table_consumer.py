@@ -1,0 +1,250 @@
+"""The table WebSocket endpoint, driven by Channels' WebsocketCommunicator over real Redis."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from apps.matches import state
+from apps.matches.models import Hand, Match, MatchEvent
+from majiang import VARIANTS
+from majiang.record import replay
+
+from .conftest import Table, connect_as
+from .driving import assert_nothing_hidden, choose
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+TIMEOUT = 10
+
+
+async def recv(comm: WebsocketCommunicator) -> dict[str, Any]:
+    """The next frame that is not a ``presence`` notice (those come whenever seats connect)."""
+    while True:
+        frame = await comm.receive_json_from(TIMEOUT)
+        if frame["type"] != "presence":
+            return frame
+
+
+async def quiet(comm: WebsocketCommunicator, seconds: float) -> bool:
+    """Whether nothing but ``presence`` notices arrives for ``seconds``."""
+    while not await comm.receive_nothing(seconds):
+        if (await comm.receive_json_from(TIMEOUT))["type"] != "presence":
+            return False
+    return True
+
+
+def truth_at(match_id: int, version: int) -> dict[str, Any]:
+    """The server's full state of the current hand at ``version`` (for leak checks only)."""
+    match = Match.objects.get(pk=match_id)
+    hand = match.hands.order_by("-number").first()
+    assert hand is not None
+    return state.round_rebuild(match, hand, upto=version).snapshot()
+
+
+async def open_all(table: Table) -> tuple[list[WebsocketCommunicator], list[dict[str, Any]]]:
+    """Connect the four players and the spectator; return them and their snapshots."""
+    comms = [connect_as(u, table.room.code) for u in [*table.users, table.spectator]]
+    frames = []
+    for comm in comms:
+        connected, _ = await comm.connect()
+        assert connected
+        frames.append(await recv(comm))
+    return comms, frames
+
+
+async def close_all(comms: list[WebsocketCommunicator]) -> None:
+    for comm in comms:
+        await comm.disconnect()
+
+
+async def play_until_hand_ends(
+    comms: list[WebsocketCommunicator], latest: list[dict[str, Any]], match_id: int,
+    seen: list[list[dict[str, Any]]] | None = None, max_moves: int = 400,
+) -> None:
+    """Play simple legal moves until the hand ends; every viewer gets one update per move."""
+    for _ in range(max_moves):
+        if latest[0]["table"]["stage"] != "hand":
+            return
+        seat, move = next(
+            (s, m) for s in range(4) if (m := choose(latest[s]["observation"])) is not None
+        )
+        await comms[seat].send_json_to({**move, "v": latest[seat]["v"]})
+        for viewer, comm in enumerate(comms):
+            frame = await recv(comm)
+            assert frame["type"] == "update", frame
+            assert frame["from"] == latest[viewer]["v"]
+            latest[viewer] = frame
+            if seen is not None:
+                seen[viewer].append(frame)
+    raise AssertionError("the hand did not end")
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+async def test_four_connections_play_a_complete_hand(make_table: Any, variant: str) -> None:
+    table = await database_sync_to_async(make_table)(variant)
+    comms, latest = await open_all(table)
+    seen: list[list[dict[str, Any]]] = [[f] for f in latest]
+    match_id = latest[0]["table"]["match"]
+    commitment = latest[0]["table"]["commitment"]
+    assert latest[4]["observation"] is not None and "me" not in latest[4]["observation"]
+    await play_until_hand_ends(comms, latest, match_id, seen)
+    await close_all(comms)
+
+    events = [e for f in seen[4] for e in f.get("events", [])]
+    reveal = next(e for e in events if e["type"] == "reveal")
+    assert reveal["commitment"] == commitment
+    assert hashlib.sha256((reveal["salt"] + reveal["seed"]).encode()).hexdigest() == commitment
+    assert latest[0]["table"]["stage"] == "between"
+    assert any(e["type"] == "settlement" for e in events)
+
+    hand = await database_sync_to_async(Hand.objects.get)(match_id=match_id, number=1)
+    match = await database_sync_to_async(Match.objects.get)(pk=match_id)
+    rebuilt = await database_sync_to_async(state.round_rebuild)(match, hand)
+    assert rebuilt.snapshot() == replay(hand.record).snapshot()
+    assert hand.record["seed"] == reveal["seed"]
+    assert latest[4]["observation"] == rebuilt.observation(None)
+    for seat in range(4):
+        assert latest[seat]["observation"] == rebuilt.observation(seat)
+
+    # Nobody ever saw a tile they may not see: scan every frame against the true hands.
+    for viewer_index, frames in enumerate(seen):
+        viewer = None if viewer_index == 4 else viewer_index
+        for frame in frames:
+            truth = await database_sync_to_async(truth_at)(match_id, frame["v"])
+            assert_nothing_hidden(frame, viewer, truth)
+
+
+async def test_bad_messages_get_typed_errors_and_change_nothing(make_table: Any) -> None:
+    table = await database_sync_to_async(make_table)()
+    comms, latest = await open_all(table)
+    dealer = latest[0]["observation"]["dealer"]
+    other = (dealer + 1) % 4
+    v = latest[0]["v"]
+    hand_tile = latest[dealer]["observation"]["me"]["hand"][0]
+    absent = next(t for t in ("1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p")
+                  if t not in latest[dealer]["observation"]["me"]["hand"]
+                  and t != latest[dealer]["observation"]["me"]["drawn"])
+
+    async def expect(comm: WebsocketCommunicator, payload: Any, code: str) -> None:
+        if isinstance(payload, str):
+            await comm.send_to(text_data=payload)
+        else:
+            await comm.send_json_to(payload)
+        reply = await recv(comm)
+        assert reply["type"] == "error" and reply["code"] == code, reply
+        assert reply["message"]
+
+    count = await database_sync_to_async(MatchEvent.objects.count)()
+    await expect(comms[dealer], "not json", "malformed")
+    await expect(comms[dealer], [1, 2], "malformed")
+    await expect(comms[dealer], {"type": "fly", "v": v}, "malformed")
+    await expect(comms[dealer], {"type": "discard", "tile": "5m"}, "malformed")
+    await expect(comms[dealer], {"type": "discard", "tile": "xx", "v": v}, "malformed")
+    await expect(comms[dealer], {"type": "discard", "tile": absent, "v": v}, "illegal_action")
+    await expect(comms[dealer], {"type": "discard", "tile": hand_tile, "v": v - 1},
+                 "stale_version")
+    await expect(comms[other], {"type": "discard", "tile": hand_tile, "v": v}, "not_your_turn")
+    await expect(comms[4], {"type": "pass", "v": v}, "not_seated")
+    await expect(comms[dealer], "x" * 5000, "too_large")
+    for comm in comms:
+        assert await quiet(comm, 0.2)
+    match = await database_sync_to_async(Match.objects.get)(room=table.room)
+    assert match.version == v
+    assert await database_sync_to_async(MatchEvent.objects.count)() == count
+
+    # A flood of bad messages is rate-limited, and the connection survives it.
+    for _ in range(60):
+        await comms[other].send_to(text_data="{")
+    replies = []
+    while not await comms[other].receive_nothing(0.3):
+        reply = await comms[other].receive_json_from(TIMEOUT)
+        if reply["type"] != "presence":
+            replies.append(reply)
+    assert len(replies) < 30
+    assert any(r["code"] == "rate_limited" for r in replies)
+    await comms[other].send_json_to({"type": "hello", "v": v})
+    assert (await recv(comms[other]))["v"] == v
+    await close_all(comms)
+
+
+async def test_reconnect_mid_hand_gets_missed_events_or_a_snapshot(make_table: Any) -> None:
+    table = await database_sync_to_async(make_table)()
+    comms, latest = await open_all(table)
+    match_id = latest[0]["table"]["match"]
+    await comms[2].disconnect()
+    stale = latest[2]
+    # Seat 2 is gone; the others play on until it is seat 2's move.
+    for _ in range(40):
+        seat, move = next(
+            (s, m) for s in (0, 1, 3) if (m := choose(latest[s]["observation"])) is not None
+        ) if any(choose(latest[s]["observation"]) for s in (0, 1, 3)) else (None, None)
+        if seat is None:
+            break
+        await comms[seat].send_json_to({**move, "v": latest[seat]["v"]})
+        for viewer in (0, 1, 3, 4):
+            latest[viewer] = await recv(comms[viewer])
+    current = latest[0]["v"]
+    assert current > stale["v"]
+
+    again = connect_as(table.users[2], table.room.code, f"v={stale['v']}")
+    assert (await again.connect())[0]
+    frame = await recv(again)
+    assert frame["type"] == "catchup" and frame["from"] == stale["v"] and frame["v"] == current
+    assert {e["v"] for e in frame["events"]} <= set(range(stale["v"] + 1, current + 1))
+    match = await database_sync_to_async(Match.objects.get)(pk=match_id)
+    hand = await database_sync_to_async(match.hands.get)(number=1)
+    rebuilt = await database_sync_to_async(state.round_rebuild)(match, hand)
+    assert frame["observation"] == rebuilt.observation(2)
+
+    # A page refresh (no version) gets a snapshot and can play on.
+    await again.send_json_to({"type": "hello"})
+    snap = await recv(again)
+    assert snap["type"] == "snapshot" and snap["observation"] == rebuilt.observation(2)
+    comms[2], latest[2] = again, snap
+    await play_until_hand_ends(comms, latest, match_id)
+    await close_all(comms)
+
+
+async def test_access_rules(make_table: Any) -> None:
+    table = await database_sync_to_async(make_table)(allow_spectators=False)
+    outsider = connect_as(table.outsider, table.room.code)
+    assert not (await outsider.connect())[0]
+    spectator = connect_as(table.spectator, table.room.code)
+    assert not (await spectator.connect())[0]
+    player = connect_as(table.users[1], table.room.code)
+    assert (await player.connect())[0]
+    frame = await recv(player)
+    assert frame["type"] == "snapshot" and frame["seat"] == 1
+    assert frame["observation"]["me"]["seat"] == 1
+    await player.disconnect()
+
+
+async def test_full_asgi_stack_checks_origin_and_session(make_table: Any) -> None:
+    from django.test import Client
+
+    from config.asgi import application
+
+    table = await database_sync_to_async(make_table)()
+    client = Client()
+    await database_sync_to_async(client.force_login)(table.users[0])
+    cookie = f"sessionid={client.cookies['sessionid'].value}".encode()
+    path = f"/ws/rooms/{table.room.code}/"
+    good = WebsocketCommunicator(
+        application, path, headers=[(b"origin", b"http://127.0.0.1"), (b"cookie", cookie),
+                                    (b"host", b"127.0.0.1")]
+    )
+    assert (await good.connect())[0]
+    assert json.loads(await good.receive_from(TIMEOUT))["seat"] == 0
+    await good.disconnect()
+    evil = WebsocketCommunicator(
+        application, path, headers=[(b"origin", b"http://evil.example"), (b"cookie", cookie)]
+    )
+    assert not (await evil.connect())[0]
+    anonymous = WebsocketCommunicator(application, path, headers=[(b"origin", b"http://127.0.0.1")])
+    assert not (await anonymous.connect())[0]

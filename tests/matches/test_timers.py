@@ -1,0 +1,132 @@
+"""Decision timers, run by a real Celery worker subprocess (not eager mode)."""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from apps.matches import services, state
+from apps.matches.change import timer_schedule
+from apps.matches.models import Match, MatchEvent, MatchPlayer
+from tests.support.processes import ServerProcess
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def hurry(match_id: int, last_version: int | None = None, spare_seat: int | None = None) -> int:
+    """Bring the current decision's deadline forward to 0.3 s from now (once per version).
+
+    ``turn_seconds`` cannot go below 5, so the tests shorten each deadline instead; the
+    timer is re-armed for the same version, exactly as the service would.
+    """
+    match = Match.objects.get(pk=match_id)
+    if match.version == last_version or match.deadline is None:
+        return match.version
+    hand = match.hands.order_by("-number").first()
+    if spare_seat is not None and spare_seat in state.round_read(match, hand).pending():
+        return match.version
+    soon = timezone.now() + timedelta(seconds=0.3)
+    if match.deadline > soon and Match.objects.filter(
+        pk=match_id, version=match.version
+    ).update(deadline=soon):
+        timer_schedule(match_id, match.version, soon)
+    return match.version
+
+
+def wait_until(
+    check: Any, timeout: float = 15, hurry_match: int | None = None,
+    spare_seat: int | None = None,
+) -> Any:
+    """Poll ``check()`` until it returns something truthy (hurrying a match's timers)."""
+    end = time.monotonic() + timeout
+    version = None
+    while time.monotonic() < end:
+        if hurry_match is not None:
+            version = hurry(hurry_match, version, spare_seat)
+        result = check()
+        if result:
+            return result
+        time.sleep(0.05)
+    raise AssertionError("condition not reached in time")
+
+
+def timeout_entries(match: Match) -> list[MatchEvent]:
+    return [
+        e for e in MatchEvent.objects.filter(match=match, kind="action").order_by("seq")
+        if e.payload.get("timeout")
+    ]
+
+
+def test_a_timeout_discards_the_rightmost_tile(
+    make_table: Any, celery_worker: ServerProcess
+) -> None:
+    table = make_table()
+    match = table.match
+    dealer = match.hands.get().dealer
+    from apps.matches.selectors import table_snapshot
+
+    me = table_snapshot(match.pk, dealer)["observation"]["me"]
+    rightmost = me["drawn"] or me["hand"][-1]
+    hurry(match.pk)
+    entry = wait_until(lambda: timeout_entries(match))[0]
+    assert entry.seat == dealer
+    assert entry.payload["action"] == {"seat": dealer, "type": "discard", "tile": rightmost}
+    assert MatchPlayer.objects.get(match=match, seat=dealer).consecutive_timeouts == 1
+
+
+def test_a_timer_that_fires_after_the_player_acted_does_nothing(
+    make_table: Any, celery_worker: ServerProcess
+) -> None:
+    table = make_table()
+    match = table.match
+    dealer = match.hands.get().dealer
+    stale_version = match.version
+    timer_schedule(match.pk, stale_version, timezone.now() + timedelta(seconds=0.5))
+    from apps.matches.selectors import table_snapshot
+
+    me = table_snapshot(match.pk, dealer)["observation"]["me"]
+    tile = me["hand"][0]
+    after = services.match_act(
+        match_id=match.pk, user=table.users[dealer],
+        payload={"type": "discard", "tile": tile, "v": stale_version},
+    )
+    wait_until(lambda: sum("matches.timeout" in line and "succeeded" in line
+                           for line in celery_worker.lines) >= 1, timeout=10)
+    time.sleep(0.2)
+    match.refresh_from_db()
+    assert match.version == after
+    assert timeout_entries(match) == []
+
+
+def test_two_timeouts_enter_auto_play_and_a_player_action_ends_it(
+    make_table: Any, celery_worker: ServerProcess
+) -> None:
+    table = make_table(auto_play_after=2)
+    match = table.match
+    player = wait_until(
+        lambda: MatchPlayer.objects.filter(match=match, auto_play=True).first(),
+        timeout=20, hurry_match=match.pk,
+    )
+    entries = timeout_entries(match)
+    own = [e for e in entries if e.seat == player.seat]
+    assert len(own) >= 2
+    assert any(
+        ev["public"] == {"type": "auto_play", "seat": player.seat, "on": True}
+        for ev in own[1].payload["events"]
+    )
+    # In 托管 the seat acts after the short delay, not the full 15 s timer.
+    seen = len(entries)
+    auto_move = wait_until(
+        lambda: next((e for e in timeout_entries(match)[seen:] if e.seat == player.seat), None),
+        timeout=30, hurry_match=match.pk, spare_seat=player.seat,
+    )
+    before = MatchEvent.objects.get(match=match, seq=auto_move.seq - 1)
+    assert (auto_move.created_at - before.created_at).total_seconds() < 2.5
+    services.match_act(match_id=match.pk, user=table.users[player.seat],
+                       payload={"type": "resume"})
+    player.refresh_from_db()
+    assert not player.auto_play and player.consecutive_timeouts == 0

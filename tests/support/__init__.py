@@ -1,0 +1,1 @@
+"""Helpers shared by test suites: real server processes and WebSocket clients."""
