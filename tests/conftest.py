@@ -5,6 +5,7 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from channels.layers import channel_layers
 from django.conf import settings
 from django.test import override_settings
 
@@ -20,6 +21,16 @@ def local_cache() -> Iterator[None]:
         CACHES={"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     ):
         yield
+
+
+@pytest.fixture(autouse=True)
+def _fresh_channel_layer() -> Iterator[None]:
+    """A new channel-layer instance per test: each async test runs its own event loop, and
+    a layer whose receive lock was left held by a previous loop's cancelled consumer would
+    fail with "bound to a different event loop" (or hang the loop's teardown)."""
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
 
 
 @pytest.fixture(scope="session")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from apps.clubs.models import Room, RoomSeat
@@ -84,3 +85,12 @@ def table_catchup(match_id: int, since: int, viewer: int | None) -> dict[str, An
         "from": since,
         "events": viewer_events(entries.order_by("seq"), viewer),
     }
+
+
+def playing_match_versions(*, overdue_at: datetime | None = None) -> list[tuple[int, int]]:
+    """``(match id, version)`` of every match in play, or only of those whose decision
+    deadline had passed at ``overdue_at``."""
+    matches = Match.objects.filter(status=Match.Status.PLAYING)
+    if overdue_at is not None:
+        matches = matches.filter(deadline__lt=overdue_at)
+    return list(matches.values_list("pk", "version"))

@@ -43,3 +43,22 @@ def browser() -> Iterator[Any]:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+def assert_fits(page: Any, selector: str) -> None:
+    """The dialogue lies inside the viewport and scrolls itself; nothing overflows sideways."""
+    fits = page.evaluate(
+        """(sel) => {
+            const m = document.querySelector(sel);
+            const r = m.getBoundingClientRect();
+            return {
+                page: document.documentElement.scrollWidth <= window.innerWidth,
+                inside: r.left >= 0 && r.right <= window.innerWidth + 0.5
+                    && r.top >= 0 && r.bottom <= window.innerHeight + 0.5,
+                sideways: m.scrollWidth <= m.clientWidth + 1,
+                scrolls: getComputedStyle(m).overflowY === "auto",
+            };
+        }""",
+        selector,
+    )
+    assert fits == {"page": True, "inside": True, "sideways": True, "scrolls": True}

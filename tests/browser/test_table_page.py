@@ -15,7 +15,7 @@ from django.test import Client
 from majiang import Round, get_variant
 from majiang.scenario import deal_scenario
 
-from .conftest import DESKTOP, PHONE, SCREENSHOTS
+from .conftest import DESKTOP, PHONE, SCREENSHOTS, assert_fits
 from .fake_table import NAMES, FakeTable
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -202,25 +202,6 @@ def test_baogang_dialogue_messages(browser, live_server, room):
     # Accepted: the declaration waits in the window for the other seats' decisions.
     assert table.sent[-1] == {"viewer": 1, "type": "declare", "v": 1, "ticks": ["1p"]}
     assert table.version == 2
-
-
-def assert_fits(page: Any, selector: str) -> None:
-    """The dialogue lies inside the viewport and scrolls itself; nothing overflows sideways."""
-    fits = page.evaluate(
-        """(sel) => {
-            const m = document.querySelector(sel);
-            const r = m.getBoundingClientRect();
-            return {
-                page: document.documentElement.scrollWidth <= window.innerWidth,
-                inside: r.left >= 0 && r.right <= window.innerWidth + 0.5
-                    && r.top >= 0 && r.bottom <= window.innerHeight + 0.5,
-                sideways: m.scrollWidth <= m.clientWidth + 1,
-                scrolls: getComputedStyle(m).overflowY === "auto",
-            };
-        }""",
-        selector,
-    )
-    assert fits == {"page": True, "inside": True, "sideways": True, "scrolls": True}
 
 
 def final_hands_shown(page: Any) -> dict[int, list[str]]:

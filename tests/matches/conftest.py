@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from channels.layers import channel_layers
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
@@ -39,16 +38,6 @@ def _live_services(redis_url: str) -> Iterator[str]:
     celery_app.conf.task_default_queue = TEST_QUEUE
     yield redis_url
     celery_app.conf.task_default_queue = previous
-
-
-@pytest.fixture(autouse=True)
-def _fresh_channel_layer() -> Iterator[None]:
-    """A new channel-layer instance per test: each async test runs its own event loop, and
-    a layer whose receive lock was left held by a previous loop's cancelled consumer would
-    fail with "bound to a different event loop"."""
-    channel_layers.backends.clear()
-    yield
-    channel_layers.backends.clear()
 
 
 @dataclass

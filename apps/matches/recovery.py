@@ -1,0 +1,73 @@
+"""Recovering timers that were lost: to a killed worker, or to Redis being down.
+
+A Celery worker holds its countdown timers unacknowledged until they are due; if it is
+killed, Redis hands them out again only after the broker's visibility timeout (an hour by
+default). A timer whose publish failed because Redis was down at commit time is simply gone.
+Either way nobody's turn would time out again. So every worker re-arms the current timer of
+every match in play when it starts, and then, every :data:`SWEEP_SECONDS`, of every match
+whose deadline passed more than :data:`SWEEP_GRACE` ago. Re-arming is always safe: at the
+current version an early timer reschedules itself for the deadline, and a duplicate finds
+the version moved on and does nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from datetime import datetime, timedelta
+from typing import Any
+
+from celery.signals import worker_ready, worker_shutdown
+from django.db import close_old_connections
+from django.utils import timezone
+
+from . import selectors
+from .change import timer_schedule
+
+logger = logging.getLogger(__name__)
+
+SWEEP_SECONDS = 15.0
+"""How often a worker looks for matches whose timer is overdue."""
+SWEEP_GRACE = timedelta(seconds=10)
+"""How late a deadline must be before its timer counts as lost."""
+
+_stop = threading.Event()
+
+
+def timers_rearm(*, overdue_at: datetime | None = None) -> int:
+    """Fire now the current timer of every match in play (or of those overdue at
+    ``overdue_at``); return how many were armed."""
+    playing = selectors.playing_match_versions(overdue_at=overdue_at)
+    now = timezone.now()
+    for match_id, version in playing:
+        timer_schedule(match_id, version, now)
+    return len(playing)
+
+
+def _sweep() -> None:
+    while not _stop.wait(SWEEP_SECONDS):
+        try:
+            armed = timers_rearm(overdue_at=timezone.now() - SWEEP_GRACE)
+            if armed:
+                logger.warning("re-armed %d overdue match timers", armed)
+        except Exception:
+            logger.exception("timer sweep failed; trying again in %s s", SWEEP_SECONDS)
+        finally:
+            close_old_connections()
+
+
+@worker_ready.connect
+def _on_worker_ready(**_: Any) -> None:
+    try:
+        logger.info("re-armed the timers of %d matches in play", timers_rearm())
+    except Exception:
+        logger.exception("could not re-arm timers at start; the sweep will retry")
+    finally:
+        close_old_connections()
+    _stop.clear()
+    threading.Thread(target=_sweep, name="timer-sweep", daemon=True).start()
+
+
+@worker_shutdown.connect
+def _on_worker_shutdown(**_: Any) -> None:
+    _stop.set()

@@ -1,0 +1,196 @@
+"""Shared helpers of the security tests: tables, WebSocket connections, leak checks.
+
+Deliberately independent of ``tests/matches`` (whose fixtures are still changing): a table
+here is built straight from the models and started with ``services.match_start``.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+
+from apps.accounts.models import User
+from apps.clubs.models import Club, Membership, Room, RoomSeat
+from apps.matches import services, state
+from apps.matches.models import Hand, Match
+from apps.matches.routing import websocket_urlpatterns
+from majiang import get_variant
+
+TIMEOUT = 10
+
+
+@dataclass
+class Table:
+    """A started room: four seated players, a spectator member, an outsider, and a
+    second club (with its own owner and room) for cross-club (IDOR) checks."""
+
+    room: Room
+    users: list[User]
+    spectator: User
+    outsider: User
+    other_owner: User
+    other_room: Room
+
+    @property
+    def match(self) -> Match:
+        """The room's match, fresh from the database."""
+        return Match.objects.get(room=self.room)
+
+
+def table_settings(variant_id: str, **overrides: Any) -> dict[str, Any]:
+    """A variant's complete settings: 4 players, the fewest hands, then ``overrides``."""
+    schema = get_variant(variant_id).schema
+    values = {"players": 4, "hands_per_match": min(schema["hands_per_match"].choices)}
+    values.update(overrides)
+    return dict(schema.validate(values))
+
+
+def _club(tag: str, owner: User) -> Club:
+    club = Club.objects.create(name=f"圈{tag}", invite_code=f"S{tag}"[:12])
+    Membership.objects.create(club=club, user=owner, role=Membership.Role.OWNER)
+    return club
+
+
+def build_table(
+    variant: str = "duyun", *, allow_spectators: bool = True, start: bool = True,
+    **overrides: Any,
+) -> Table:
+    """A club with four seated, ready players (match started unless ``start`` is False)."""
+    tag = uuid.uuid4().hex[:8]
+    users = [User.objects.create_user(f"p{i}_{tag}", display_name=f"玩家{i}") for i in range(4)]
+    spectator = User.objects.create_user(f"s_{tag}")
+    outsider = User.objects.create_user(f"o_{tag}")
+    other_owner = User.objects.create_user(f"x_{tag}")
+    club = _club(tag, users[0])
+    for user in [*users[1:], spectator]:
+        Membership.objects.create(club=club, user=user, role=Membership.Role.MEMBER)
+    settings = table_settings(variant, **overrides)
+    room = Room.objects.create(
+        club=club, code=tag[:6], variant=variant, settings=settings, created_by=users[0],
+        allow_spectators=allow_spectators,
+    )
+    for seat, user in enumerate(users):
+        RoomSeat.objects.create(room=room, seat=seat, user=user, ready=True)
+    other_club = _club(uuid.uuid4().hex[:8], other_owner)
+    other_room = Room.objects.create(
+        club=other_club, code=uuid.uuid4().hex[:6], variant=variant, settings=settings,
+        created_by=other_owner,
+    )
+    if start:
+        services.match_start(room=room)
+    return Table(room, users, spectator, outsider, other_owner, other_room)
+
+
+class InjectUser:
+    """ASGI wrapper standing in for AuthMiddlewareStack: puts a given user in the scope."""
+
+    def __init__(self, inner: Any, user: Any) -> None:
+        self.inner, self.user = inner, user
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+        return await self.inner({**scope, "user": self.user}, receive, send)
+
+
+def connect_as(user: Any, code: str, query: str = "") -> WebsocketCommunicator:
+    """A communicator for the table endpoint, authenticated as ``user``."""
+    path = f"/ws/rooms/{code}/" + (f"?{query}" if query else "")
+    return WebsocketCommunicator(InjectUser(URLRouter(websocket_urlpatterns), user), path)
+
+
+# --------------------------------------------------------------------------- leak checks
+
+def truth_at(match_id: int, version: int) -> tuple[dict[str, Any], Hand]:
+    """The server's full state of the hand current at ``version`` (never sent to players)."""
+    match = Match.objects.get(pk=match_id)
+    hand = match.hands.filter(events__seq__lte=version).order_by("-number").first()
+    if hand is None:
+        hand = match.hands.order_by("number").first()
+    assert hand is not None
+    return state.round_rebuild(match, hand, upto=version).snapshot(), hand
+
+
+def _walk(value: Any, key: str | None = None, owner: Any = None) -> Any:
+    """Yield ``(key, value, owner)`` for every value nested in ``value``."""
+    yield key, value, owner
+    if isinstance(value, dict):
+        for k, item in value.items():
+            yield from _walk(item, k, value)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _walk(item, key, owner)
+
+
+def _tile_lists(frame: Any) -> list[tuple[str | None, list[str], Any]]:
+    out = []
+    for key, value, owner in _walk(frame):
+        if isinstance(value, list) and value and all(isinstance(t, str) for t in value):
+            out.append((key, value, owner))
+    return out
+
+
+def _contains_run(haystack: list[str], needle: list[str]) -> bool:
+    n = len(needle)
+    return any(haystack[i:i + n] == needle for i in range(len(haystack) - n + 1))
+
+
+HIDDEN_FIELDS = ("hand", "concealed", "tiles", "drawn")
+"""Field names that carry a seat's concealed tiles."""
+
+
+def leaks_in(
+    frame: dict[str, Any], viewer: int | None, truth: dict[str, Any], hand: Hand,
+) -> list[str]:
+    """Everything in ``frame`` that ``viewer`` may not see, given the server's ``truth``.
+
+    - another seat's concealed multiset (as a ``hand``/``concealed``/``tiles`` field, or as
+      any list of 5+ tiles equal to it);
+    - a run of 6+ tiles of the undrawn wall, in order; any ``wall``/``snapshot`` key;
+    - the hand's seed or salt before the ``reveal`` event, and any ``seed`` key outside it;
+    - a deal's or draw's tiles of another seat; another seat's ``me``.
+    """
+    problems: list[str] = []
+    ended = truth["phase"] == "ended"
+    text = json.dumps(frame, ensure_ascii=False)
+    revealed = any(
+        e.get("type") == "reveal" for e in frame.get("events", []) if isinstance(e, dict)
+    )
+    if not revealed and not ended:
+        if hand.seed in text:
+            problems.append("the hand's seed")
+        if hand.salt in text:
+            problems.append("the hand's salt")
+    hidden: dict[int, list[list[str]]] = {}
+    if not ended:
+        for seat, seat_truth in enumerate(truth["seats"]):
+            if seat == viewer or seat_truth["won"]:
+                continue
+            tiles = list(seat_truth["hand"])
+            hidden[seat] = [sorted(tiles)]
+            if seat_truth.get("drawn"):
+                hidden[seat].append(sorted([*tiles, seat_truth["drawn"]]))
+    wall = [t if isinstance(t, str) else str(t) for t in (truth.get("wall") or [])]
+    for key, tiles, owner in _tile_lists(frame):
+        kind = owner.get("type") if isinstance(owner, dict) else None
+        for seat, concealed in hidden.items():
+            same = sorted(tiles) in concealed
+            if same and (key in HIDDEN_FIELDS or len(tiles) >= 5):
+                problems.append(f"seat {seat}'s concealed tiles as {key!r}")
+        if not ended and len(tiles) >= 6 and wall and _contains_run(wall, tiles):
+            problems.append(f"a run of the wall as {key!r} ({kind})")
+    for key, value, owner in _walk(frame):
+        kind = owner.get("type") if isinstance(owner, dict) else None
+        if key in ("wall", "snapshot", "salt_seed", "wall_order"):
+            problems.append(f"a {key!r} field")
+        if key in ("seed", "salt") and kind != "reveal":
+            problems.append(f"a {key!r} field outside the reveal")
+        if (kind in ("deal", "draw") and key in ("tiles", "tile", "ticks_secret")
+                and value is not None and owner.get("seat") != viewer and not ended):
+                problems.append(f"seat {owner.get('seat')}'s {kind} {key}")
+        if key == "me" and isinstance(value, dict) and value.get("seat") != viewer:
+            problems.append(f"the private view of seat {value.get('seat')}")
+    return problems
