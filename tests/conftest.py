@@ -7,10 +7,19 @@ from collections.abc import Iterator
 import pytest
 from channels.layers import channel_layers
 from django.conf import settings
+from django.core.cache import cache
 from django.test import override_settings
 
 from apps.core.embedded_redis import embedded_redis
 from config.celery import app as celery_app
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the browser tests last (after pytest-django's own ordering): Playwright's sync API
+    keeps an event loop running in the main thread until the session ends, and no async
+    test can run after it."""
+    items.sort(key=lambda item: item.nodeid.startswith("tests/browser/"))
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -21,6 +30,12 @@ def local_cache() -> Iterator[None]:
         CACHES={"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     ):
         yield
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> None:
+    """Every test starts with an empty cache (rate-limit counters included)."""
+    cache.clear()
 
 
 @pytest.fixture(autouse=True)

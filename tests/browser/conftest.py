@@ -26,8 +26,13 @@ SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1440, "height": 900}
 
-# Playwright's sync API runs an event loop; Django's ORM calls from the test need this.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+@pytest.fixture(autouse=True)
+def _orm_beside_playwright(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Playwright's sync API runs an event loop in this thread, so Django would refuse the
+    tests' own ORM calls. Allowed for browser tests only: elsewhere (and in production
+    checks run by other tests) the protection stays on."""
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
 @pytest.fixture(scope="session")

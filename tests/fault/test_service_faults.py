@@ -29,7 +29,7 @@ from tests.security.helpers import build_table
 from .conftest import Cluster
 from .test_process_kills import _cookie, _final_checks, _open, _state
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = pytest.mark.timeout(90)
 
 TURN_SECONDS = 5
 MAX_MOVES = 400
