@@ -13,8 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -22,6 +22,7 @@ from asgiref.sync import sync_to_async
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.db import InterfaceError, OperationalError
 
 from . import broadcast, presence, selectors, services
 from .protocol import MAX_MESSAGE_BYTES, MatchError
@@ -29,13 +30,10 @@ from .protocol import MAX_MESSAGE_BYTES, MatchError
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NO_ROOM = 4404
-ACTION_THREADS = 4
-"""Client messages of a process's tables handled at once (each thread holds a database
-connection). Actions on one match are still serialised by its row lock; Channels' default
-single database thread would also serialise those of different matches, one database
-round trip and one event-loop hop at a time."""
+UNAVAILABLE_MESSAGE = "服务器暂时无法保存操作，正在重连，请稍后再试"
+"""Sent with the ``unavailable`` error when the database cannot be reached."""
 
-_action_executor = ThreadPoolExecutor(ACTION_THREADS, thread_name_prefix="match-act")
+logger = logging.getLogger(__name__)
 
 
 class TokenBucket:
@@ -218,11 +216,16 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self._refuse(MatchError("not_seated"))
             return
         try:
-            await database_sync_to_async(
-                services.match_act, thread_sensitive=False, executor=_action_executor
-            )(match_id=self.match_id, user=self.user, payload=content)
+            await database_sync_to_async(services.match_act)(
+                match_id=self.match_id, user=self.user, payload=content
+            )
         except MatchError as error:
             await self._refuse(error)
+        except (OperationalError, InterfaceError):
+            # The database is unreachable: the transaction rolled back. (Had the link dropped
+            # during COMMIT itself, the move may be saved: a resync with ``hello`` shows it.)
+            logger.warning("match %s: database unavailable, message refused", self.match_id)
+            await self._refuse(MatchError("unavailable", UNAVAILABLE_MESSAGE))
 
     async def _refuse(self, error: MatchError) -> None:
         if not self.bucket.take(self.error_cost):

@@ -37,10 +37,19 @@ def free_port() -> int:
 
 
 def server_env(*, database: str, redis: str, queue: str, unlimited_rate: bool) -> dict[str, str]:
-    """The environment of every server process of a run (and of the driver's Django)."""
+    """The environment of every server process of a run (and of the driver's Django).
+
+    ``DEBUG`` is off as in production (with it on, Django wraps every cursor to record and
+    log each statement); HTTPS redirects and HSTS are off because everything is plain
+    HTTP on 127.0.0.1.
+    """
     return {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "benchmarks.load.settings",
+        "DEBUG": "0",
+        "SECRET_KEY": "benchmark-only-secret-key-not-for-production-use-0123456789",
+        "SECURE_SSL_REDIRECT": "0",
+        "SECURE_HSTS_SECONDS": "0",
         "DATABASE_URL": database,
         "REDIS_URL": redis,
         "CELERY_QUEUE": queue,

@@ -3,12 +3,14 @@
 
     .venv/bin/python -m benchmarks.load.run --write-docs
 
-For 1 and then 2 daphne processes (each with a Celery worker, all behind the same Redis and
-PostgreSQL): the bare transport and the game at full speed for 1, 10 and 100 tables, the
-game at 100 tables with a 1-second think time, and (one process) the memory of 100 idle
-players. Uses a fresh database (``--database-url``, default ``bench_load`` on the local
-PostgreSQL, dropped and re-created) and a Redis database of its own (``--redis-url``).
-Bounded: about 6-8 minutes on a 2-core machine.
+First the memory of 100 idle players on a fresh daphne process; then, for 1 and then 2
+daphne processes (each with a Celery worker, all behind the same Redis and PostgreSQL): the
+bare transport and the game at full speed for 1, 10 and 100 tables, and the game at 100
+tables with a 1-second think time. After each game measurement the unfinished matches are
+dissolved, so their timers do not keep playing them during the next one. Uses a fresh
+database (``--database-url``, default ``bench_load`` on the local PostgreSQL, dropped and
+re-created) and a Redis database of its own (``--redis-url``).
+Bounded: about 7 minutes on a 2-core machine.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ import sys
 import time
 import uuid
 from datetime import UTC, datetime
-from typing import Any
 from urllib.parse import urlsplit
 
 import psycopg
@@ -81,31 +82,38 @@ def main(argv: list[str] | None = None) -> None:
     env = server_env(database=args.database_url, redis=args.redis_url, queue=queue,
                      unlimited_rate=True)
     setup_django(env)
-    from . import report, scenario  # noqa: PLC0415  (needs Django set up)
+    from . import report, scenario, tables  # noqa: PLC0415  (needs Django set up)
 
     logs = ROOT / "var" / "bench-load" / datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     results: list[scenario.Result] = []
-    memory: dict[str, Any] = {}
-    for count in args.processes:
-        servers = Servers.start(count, env, logs / f"p{count}")
+
+    def record(result: scenario.Result) -> None:
+        results.append(result)
+        print(report.line(result), flush=True)
+
+    def play(servers: Servers, count: int, think: float, warmup: float,
+             duration: float) -> scenario.Result:
+        result, bench, _ = scenario.game(servers, count, think=think, warmup=warmup,
+                                         duration=duration, hands_per_match=16)
+        tables.tables_abandon(bench)
+        return result
+
+    servers = Servers.start(1, env, logs / "memory")
+    try:  # on fresh processes: a daphne that served 400 players keeps their memory
+        before, after = scenario.idle_memory(servers, IDLE_PLAYERS)
+    finally:
+        servers.stop()
+    memory = {"players": IDLE_PLAYERS, "before": before, "after": after}
+    print(f"memory: {before / 2**20:.1f} MiB -> {after / 2**20:.1f} MiB", flush=True)
+    for processes in args.processes:
+        servers = Servers.start(processes, env, logs / f"p{processes}")
         try:
-            for tables in args.tables:
-                for result in (
-                    scenario.bare(servers, tables, warmup=args.warmup, duration=args.duration),
-                    scenario.game(servers, tables, think=0.0, warmup=args.warmup,
-                                  duration=args.duration, hands_per_match=16)[0],
-                ):
-                    results.append(result)
-                    print(report.line(result), flush=True)
-            think = scenario.game(servers, THINK_TABLES, think=THINK_SECONDS,
-                                  warmup=args.warmup + 2, duration=2 * args.duration,
-                                  hands_per_match=16)[0]
-            results.append(think)
-            print(report.line(think), flush=True)
-            if count == 1:
-                before, after = scenario.idle_memory(servers, IDLE_PLAYERS)
-                memory = {"players": IDLE_PLAYERS, "before": before, "after": after}
-                print(f"memory: {before / 2**20:.1f} MiB -> {after / 2**20:.1f} MiB", flush=True)
+            for count in args.tables:
+                record(scenario.bare(servers, count, warmup=args.warmup,
+                                     duration=args.duration))
+                record(play(servers, count, 0.0, args.warmup, args.duration))
+            record(play(servers, THINK_TABLES, THINK_SECONDS, args.warmup + 2,
+                        2 * args.duration))
         finally:
             servers.stop()
     machine = {

@@ -9,6 +9,7 @@ if sooner). Latencies are those of messages sent inside that window.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 import uuid
 from collections import Counter
@@ -28,13 +29,17 @@ SERVICE_NAMES = ("redis-server", "postgres")
 
 @dataclass
 class Sample:
-    """Counters and CPU times at one moment."""
+    """Counters and CPU times at one moment, and the machine's load."""
 
     at: float
     stats: list[dict[str, Any]]
     app_cpu: float
     services_cpu: float
     driver_cpu: float
+    machine: Any
+    """System-wide CPU times (``psutil.cpu_times()``)."""
+    load: float
+    """One-minute load average."""
 
     @classmethod
     def take(cls, servers: Servers) -> Sample:
@@ -42,7 +47,7 @@ class Sample:
         stats = [requests.get(f"http://{bots.HOST}:{port}/__bench__/stats", timeout=10).json()
                  for port in servers.ports]
         return cls(time.monotonic(), stats, _cpu(servers.pids), _services_cpu(),
-                   time.process_time())
+                   time.process_time(), psutil.cpu_times(), os.getloadavg()[0])
 
 
 def _cpu(pids: list[int]) -> float:
@@ -78,6 +83,10 @@ class Result:
     statements: dict[int, int] = field(default_factory=dict)
     health_checks: int = 0
     problems: dict[str, int] = field(default_factory=dict)
+    machine_busy: float = float("nan")
+    """Fraction of the machine's CPU time (all cores) not idle during the window."""
+    load: float = float("nan")
+    """One-minute load average at the end of the window."""
 
     @property
     def per_second(self) -> float:
@@ -111,6 +120,10 @@ def _fill_server_figures(result: Result, first: Sample, last: Sample) -> None:
     result.app_cpu_ms = (last.app_cpu - first.app_cpu) * 1000
     result.services_cpu_ms = (last.services_cpu - first.services_cpu) * 1000
     result.driver_cpu_ms = (last.driver_cpu - first.driver_cpu) * 1000
+    total = sum(last.machine) - sum(first.machine)
+    idle = (last.machine.idle + last.machine.iowait) - (first.machine.idle + first.machine.iowait)
+    result.machine_busy = 1 - idle / total if total > 0 else float("nan")
+    result.load = last.load
     histogram: Counter[int] = Counter()
     for before, after in zip(first.stats, last.stats, strict=True):
         for key, count in after["statements_per_accepted"].items():
@@ -230,4 +243,5 @@ def idle_memory(servers: Servers, players: int, *, settle: float = 3.0) -> tuple
     cookies = login_all(servers, bench)
     before = psutil.Process(servers.daphnes[0].proc.pid).memory_info().rss
     with_players = asyncio.run(_idle(servers, bench, cookies, settle))
+    tables.tables_abandon(bench)
     return before, with_players

@@ -86,3 +86,19 @@ def tables_start(tables: list[BenchTable]) -> None:
 def matches_of(tables: list[BenchTable]) -> list[Match]:
     """The matches of the tables' rooms."""
     return list(Match.objects.filter(room_id__in=[t.room_id for t in tables]).order_by("pk"))
+
+
+def tables_abandon(tables: list[BenchTable]) -> int:
+    """Mark the tables' unfinished matches dissolved; return how many.
+
+    Run after each measurement: its bots leave matches unfinished, and their timers would
+    otherwise keep playing them (timeouts, then 托管 every second) in the Celery workers,
+    loading the machine during the next measurement. A timer of a match that is not
+    playing does nothing.
+    """
+    try:
+        return Match.objects.filter(
+            room_id__in=[t.room_id for t in tables], status=Match.Status.PLAYING
+        ).update(status=Match.Status.DISSOLVED)
+    finally:
+        connection.close()
