@@ -127,6 +127,10 @@ def mahjong_version() -> str:
         return "unknown"
 
 
+LOAD_SECTION = "<!-- load-benchmark:begin -->"
+"""Where the load benchmark's section of the document starts (benchmarks/load/report.py)."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--hands", type=int, default=2000, help="hands per timed batch")
@@ -236,7 +240,10 @@ def main() -> None:
     lines.append("")
     text = "\n".join(lines)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text, encoding="utf-8")
+    # The load benchmark owns everything from its marker on; keep it.
+    existing = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
+    tail = existing[existing.index(LOAD_SECTION) :] if LOAD_SECTION in existing else ""
+    args.out.write_text(text + ("\n" + tail if tail else ""), encoding="utf-8")
     print(text)
 
 

@@ -11,7 +11,7 @@ from django.core.cache import cache
 from django.test import override_settings
 
 from apps.core.embedded_redis import embedded_redis
-from config.celery import app as celery_app
+from tests.support.celery_app import celery_repoint
 
 
 @pytest.hookimpl(trylast=True)
@@ -65,5 +65,5 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         with override_settings(
             REDIS_URL=url, CHANNEL_LAYERS=layers, CELERY_BROKER_URL=url, CELERY_RESULT_BACKEND=url
         ):
-            celery_app.conf.update(broker_url=url, result_backend=url)
+            celery_repoint(broker_url=url, result_backend=url)
             yield url

@@ -27,12 +27,14 @@ PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1440, "height": 900}
 
 
-@pytest.fixture(autouse=True)
-def _orm_beside_playwright(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(scope="session", autouse=True)
+def _orm_beside_playwright() -> Iterator[None]:
     """Playwright's sync API runs an event loop in this thread, so Django would refuse the
-    tests' own ORM calls. Allowed for browser tests only: elsewhere (and in production
-    checks run by other tests) the protection stays on."""
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    tests' own ORM calls (fixtures included). Allowed from the first browser test on; the
+    browser tests run last (tests/conftest.py), so every other test keeps the protection."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -17,7 +17,6 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from django.conf import settings
@@ -25,6 +24,7 @@ from django.db import connection
 
 from apps.core.embedded_redis import free_port
 from tests.security import cases
+from tests.support.celery_app import celery_repoint
 
 QUEUE = f"fault-test-{uuid.uuid4().hex[:8]}"
 
@@ -139,26 +139,16 @@ class Cluster:
                 child.kill()
 
 
-def _drop_broker_connections(celery_app: Any) -> None:
-    """Forget the app's pooled broker connections and producers (both cache the URL)."""
-    celery_app._pool = None
-    celery_app.amqp._producer_pool = None
-
-
 @pytest.fixture
 def cluster(transactional_db: None, tmp_path: Path) -> Iterator[Cluster]:
-    from config.celery import app as celery_app
     c = Cluster(tmp_path)
     c.start_redis()
-    previous = (celery_app.conf.broker_url, celery_app.conf.task_default_queue)
-    celery_app.conf.update(broker_url=c.redis_url, task_default_queue=QUEUE)
-    _drop_broker_connections(celery_app)  # opened to an earlier broker in this session
+    previous = celery_repoint(broker_url=c.redis_url, task_default_queue=QUEUE)
     try:
         yield c
     finally:
         c.stop()
-        celery_app.conf.update(broker_url=previous[0], task_default_queue=previous[1])
-        _drop_broker_connections(celery_app)
+        celery_repoint(**previous)
         for name in ("web", "worker"):
             child = getattr(c, name)
             if child is not None:

@@ -19,8 +19,8 @@ from apps.clubs.models import Club, Membership, Room, RoomSeat
 from apps.matches import services
 from apps.matches.models import Match
 from apps.matches.routing import websocket_urlpatterns
-from config.celery import app as celery_app
 from majiang import get_variant
+from tests.support.celery_app import celery_repoint
 from tests.support.processes import (
     ServerProcess,
     server_env,
@@ -34,10 +34,9 @@ TEST_QUEUE = f"matches-test-{uuid.uuid4().hex[:8]}"
 @pytest.fixture(autouse=True, scope="session")
 def _live_services(redis_url: str) -> Iterator[str]:
     """Every test here talks to real Redis (channel layer and Celery broker)."""
-    previous = celery_app.conf.task_default_queue
-    celery_app.conf.task_default_queue = TEST_QUEUE
+    previous = celery_repoint(task_default_queue=TEST_QUEUE)
     yield redis_url
-    celery_app.conf.task_default_queue = previous
+    celery_repoint(**previous)
 
 
 @dataclass
