@@ -96,6 +96,7 @@ async def test_websocket_origin_is_checked() -> None:
                                           (b"host", b"localhost")])
     connected, _ = await comm.connect(5)
     assert not connected
+    await comm.wait(5)  # let the refused application finish before the loop closes
     comm = WebsocketCommunicator(application, "/ws/ping/",
                                  headers=[(b"origin", b"http://localhost"),
                                           (b"host", b"localhost")])
