@@ -197,10 +197,6 @@ class Round:
         """Whether the current turn's tile is a kong replacement (杠上花)."""
         return self._replacement
 
-    def in_hand(self, seat: int) -> bool:
-        """Whether ``seat`` is still playing (has not won)."""
-        return not self.seats[seat].won
-
     def others_in_hand(self, seat: int) -> tuple[int, ...]:
         """The other seats still playing, in turn order after ``seat``."""
         seats = self.seats
