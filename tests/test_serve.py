@@ -14,6 +14,7 @@ import psutil
 import pytest
 
 from apps.core.embedded_redis import free_port
+from apps.core.management.commands import serve as serve_module
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = [pytest.mark.slow, pytest.mark.services]
@@ -56,11 +57,55 @@ def test_sigterm_stops_everything_cleanly(serve: tuple[subprocess.Popen[bytes], 
     assert not alive
 
 
-def test_dead_child_stops_the_rest_and_fails(serve: tuple[subprocess.Popen[bytes], int]) -> None:
-    process, _ = serve
-    children = psutil.Process(process.pid).children()
-    web = next(c for c in children if "daphne" in c.cmdline())
+def _healthy(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as response:
+            return bool(json.load(response) == {"ok": True})
+    except OSError:
+        return False
+
+
+def _child(process: subprocess.Popen[bytes], marker: str, timeout: float = 30) -> psutil.Process:
+    """The direct child of ``serve`` whose command line contains ``marker`` (waits for one)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for child in psutil.Process(process.pid).children():
+            try:
+                if marker in child.cmdline():
+                    return child
+            except psutil.NoSuchProcess:
+                pass
+        time.sleep(0.2)
+    raise AssertionError(f"no {marker} child after {timeout} s")
+
+
+def test_dead_child_is_restarted(serve: tuple[subprocess.Popen[bytes], int]) -> None:
+    process, port = serve
+    web = _child(process, "daphne")
     web.kill()
+    web.wait(10)
+    deadline = time.monotonic() + 40
+    while not _healthy(port):
+        assert process.poll() is None, "serve exited instead of restarting daphne"
+        assert time.monotonic() < deadline, "daphne was not back within 40 s"
+        time.sleep(0.5)
+    assert _child(process, "daphne").pid != web.pid
+
+
+def test_crash_looping_child_stops_the_rest_and_fails(
+    serve: tuple[subprocess.Popen[bytes], int],
+) -> None:
+    process, _ = serve
+    children = psutil.Process(process.pid).children(recursive=True)
+    killed: set[int] = set()
+    deadline = time.monotonic() + 60
+    while len(killed) < serve_module.RESTART_LIMIT and time.monotonic() < deadline:
+        worker = _child(process, "celery")
+        if worker.pid not in killed:
+            killed.add(worker.pid)
+            worker.kill()
+        time.sleep(0.1)
     assert process.wait(timeout=30) != 0
+    assert len(killed) == serve_module.RESTART_LIMIT
     _, alive = psutil.wait_procs(children, timeout=10)
     assert not alive

@@ -2,7 +2,8 @@
 
 Starts an embedded Redis when ``REDIS_URL`` is unset, applies migrations, then runs
 daphne (HTTP + WebSockets) and a Celery worker as child processes. Ctrl-C / SIGTERM
-stops everything; if any child exits, the others are stopped and ``serve`` fails.
+stops everything. A child that exits is restarted; one that keeps exiting (a crash loop)
+stops the others and ``serve`` fails.
 """
 
 import os
@@ -10,6 +11,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any
@@ -21,6 +23,11 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from apps.core.embedded_redis import EMBEDDED_REDIS_PORT, embedded_redis, port_is_free
 
 STOP_TIMEOUT_SECONDS = 15
+RESTART_LIMIT = 5
+"""A child that exits this many times within :data:`RESTART_WINDOW_SECONDS` is crash-looping:
+``serve`` then stops everything and fails instead of restarting it again."""
+RESTART_WINDOW_SECONDS = 60.0
+RESTART_DELAY_SECONDS = 1.0
 
 
 def _pump(name: str, stream: IO[str]) -> None:
@@ -30,31 +37,53 @@ def _pump(name: str, stream: IO[str]) -> None:
         sys.stdout.flush()
 
 
-def supervise(commands: dict[str, list[str]], env: dict[str, str]) -> int:
-    """Run ``commands`` side by side until one exits or we get SIGINT/SIGTERM.
+def _spawn(name: str, command: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    child = subprocess.Popen(
+        command,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    threading.Thread(target=_pump, args=(name, child.stdout), daemon=True).start()
+    return child
 
-    Returns 0 after a requested shutdown, otherwise the failed child's exit code (or 1).
+
+def supervise(commands: dict[str, list[str]], env: dict[str, str]) -> int:
+    """Run ``commands`` side by side until SIGINT/SIGTERM, restarting any that exits.
+
+    Like a process manager in production, a child that dies is started again (play resumes:
+    the match state is in the database, and clients reconnect by version). One that exits
+    :data:`RESTART_LIMIT` times within :data:`RESTART_WINDOW_SECONDS` stops the rest.
+    Returns 0 after a requested shutdown, otherwise the crash-looping child's exit code (or 1).
     """
     stop = threading.Event()
     previous = {
         sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)
     }
     children: dict[str, subprocess.Popen[str]] = {}
-    exited: str | None = None
+    exits: dict[str, list[float]] = {name: [] for name in commands}
+    failed: str | None = None
     try:
         for name, command in commands.items():
-            child = subprocess.Popen(
-                command,
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-                start_new_session=True,
-            )
-            children[name] = child
-            threading.Thread(target=_pump, args=(name, child.stdout), daemon=True).start()
-        while exited is None and not stop.wait(0.5):
-            exited = next((name for name, c in children.items() if c.poll() is not None), None)
+            children[name] = _spawn(name, command, env)
+        while failed is None and not stop.wait(0.5):
+            for name, child in children.items():
+                if child.poll() is None:
+                    continue
+                now = time.monotonic()
+                recent = [t for t in exits[name] if now - t < RESTART_WINDOW_SECONDS] + [now]
+                exits[name] = recent
+                if len(recent) >= RESTART_LIMIT:
+                    failed = name
+                    break
+                sys.stdout.write(f"serve  | {name} exited (status {child.returncode}); "
+                                 f"restarting it ({len(recent)}/{RESTART_LIMIT - 1})\n")
+                sys.stdout.flush()
+                if stop.wait(RESTART_DELAY_SECONDS):
+                    break
+                children[name] = _spawn(name, commands[name], env)
     finally:
         for child in children.values():
             if child.poll() is None:
@@ -67,9 +96,9 @@ def supervise(commands: dict[str, list[str]], env: dict[str, str]) -> int:
                 child.wait()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    if exited is None:
+    if failed is None:
         return 0
-    return children[exited].returncode or 1
+    return children[failed].returncode or 1
 
 
 class Command(BaseCommand):
@@ -107,4 +136,6 @@ class Command(BaseCommand):
             self.stdout.write(f"Serving on http://127.0.0.1:{options['port']}/ (Ctrl-C to stop)")
             status = supervise(commands, env)
         if status:
-            raise CommandError(f"a child process exited (status {status}); stopped the rest")
+            raise CommandError(
+                f"a child process kept exiting (last status {status}); stopped the rest"
+            )
