@@ -19,7 +19,8 @@ __all__ = ["Pattern", "best_wait_pattern", "pattern_of"]
 
 @dataclass(frozen=True, slots=True)
 class Pattern:
-    """A D6 table entry: its Chinese ``name``, its ``points``, and whether it is a 平胡 shape."""
+    """A D6 table entry: its Chinese ``name``, its ``points``, and whether it is 平胡 (the
+    entry that D7 restricts on a discard)."""
 
     name: str
     points: int
@@ -33,7 +34,8 @@ class Pattern:
 
 # shape -> (plain entry, 清一色 entry)
 _TABLE: dict[str, tuple[Pattern, Pattern]] = {
-    "pinghu": (Pattern("平胡", 1, pinghu=True), Pattern("清一色", 10, pinghu=True)),
+    # D7: only 平胡 itself needs a 豆 on a discard; 清一色 is a bigger pattern.
+    "pinghu": (Pattern("平胡", 1, pinghu=True), Pattern("清一色", 10)),
     "daduizi": (Pattern("大对子", 5), Pattern("清大对", 15)),
     "xiaoqidui": (Pattern("小七对", 10), Pattern("清七对", 20)),
     "dandiao": (Pattern("单吊", 10), Pattern("清单吊", 20)),

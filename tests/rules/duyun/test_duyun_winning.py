@@ -108,6 +108,13 @@ def test_D7_big_pattern_wins_on_discard_without_dou() -> None:
     assert sorted(lines(rnd)) == sorted([(0, 1, "牌型:大对子", 5, "D6"), (0, 1, "连庄", 1, "D10a")])
 
 
+def test_D7_qingyise_wins_on_discard_without_dou() -> None:
+    # 清一色 has a 平胡 shape but is a bigger pattern (10): it needs no 豆 on a discard.
+    rnd = deal(["3455m78m2468s245p9s", "123m456m789m34m11m", "3579m3579s3679p9m"], **OFF)
+    play(rnd, "0:discard:5m", "1:win")
+    assert sorted(lines(rnd)) == sorted([(0, 1, "牌型:清一色", 10, "D6"), (0, 1, "连庄", 1, "D10a")])
+
+
 def test_D7_pinghu_with_a_dou_wins_on_discard() -> None:
     # dealer discards 7s, seat 1 kongs it (明豆), discards the replacement 9p; seat 2 draws
     # and discards 5p; seat 1 wins 平胡 with its 豆.
