@@ -62,9 +62,13 @@ def _choose(rnd: Round, seat: int, rng: random.Random) -> Action:
         return action
     ticks = tuple(t for t in panel if rng.random() < 0.5) or (panel[0],)
     ticked = Action(action.type, seat, action.tile, action.declare, ticks)
-    counts = list(rnd.seats[seat].hand)
-    if action.tile is not None:
-        counts[action.tile] -= 1
+    open_panel = rnd.baogang_panels.get(seat)  # Z20: its hand is the declared 13 tiles
+    if open_panel is not None:
+        counts = list(open_panel.counts)
+    else:
+        counts = list(rnd.seats[seat].hand)
+        if action.tile is not None:
+            counts[action.tile] -= 1
     try:
         rnd.variant.validate_ticks(rnd, seat, ticks, counts)
     except IllegalActionError:

@@ -19,7 +19,8 @@ class ActionType(StrEnum):
     ``KONG`` is resolved by context: on your own turn a concealed or added kong, on a discard
     an exposed kong. ``WIN`` likewise means self-draw, a win on a discard, or robbing a kong.
     ``DECLARE`` is a declaration of ready (报叫) made before the first discard; a declaration
-    made with a discard is ``DISCARD`` with ``declare`` set.
+    made with a discard is ``DISCARD`` with ``declare`` set. ``DECLARE`` also answers an open
+    报杠 panel (Z20): with ticks it is 报杠, without ticks 不报.
     """
 
     DISCARD = "discard"
@@ -34,7 +35,9 @@ class ActionType(StrEnum):
 class Action:
     """One decision by one seat.
 
-    ``ticks`` belongs to a declaration: the tiles ticked for 报杠, or ``None`` for 不报.
+    ``ticks`` belongs to a declaration: the tiles ticked for 报杠, or ``None``. A declaration
+    without ticks is 不报 when the seat has no triplet to offer; otherwise it opens the 报杠
+    panel, which the seat's next ``DECLARE`` answers (see :meth:`Round.legal_actions`).
     """
 
     type: ActionType

@@ -2,6 +2,11 @@
 
 See ``docs/record-format.md``. Replaying a record rebuilds the round exactly; the first
 action that is not legal is reported with its index and the reason.
+
+Records made before the 报杠 panel was a step of its own (Z20) still replay: there, a
+declaration without ticks was 不报 even when the seat had triplets to tick. Now such a
+declaration opens the panel, and the record's next action, which is not the panel's answer,
+is not legal; :func:`apply_recorded` then answers every open panel 不报 first.
 """
 
 from __future__ import annotations
@@ -10,13 +15,13 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from majiang.actions import Action
+from majiang.actions import Action, ActionType, Event
 from majiang.errors import IllegalActionError, RecordError, SettingsError
 from majiang.round import Round
 from majiang.tiles import NotationError, parse_tiles
 from majiang.variants import get_variant
 
-__all__ = ["FORMAT", "dumps", "load_round", "record_of", "replay"]
+__all__ = ["FORMAT", "apply_recorded", "dumps", "load_round", "record_of", "replay"]
 
 FORMAT = "majiang-record/1"
 
@@ -86,6 +91,29 @@ def load_round(data: Mapping[str, Any]) -> Round:
     return rnd
 
 
+def apply_recorded(rnd: Round, action: Action) -> list[Event]:
+    """Apply one recorded action, reading records from before the 报杠 panel step (Z20).
+
+    When ``action`` is not legal only because 报杠 panels are open, and it is not an answer
+    to one of them (a ``DECLARE`` by a seat whose panel is open), it comes from an older
+    record in which the declarations were 不报: each open panel is answered 不报, in seat
+    order, and ``action`` applied after them. Otherwise this is :meth:`Round.apply`, which
+    raises :class:`IllegalActionError` for an illegal action (after a 不报 was supplied, the
+    round keeps it).
+    """
+    try:
+        return rnd.apply(action)
+    except IllegalActionError:
+        panels = sorted(rnd.baogang_panels)
+        if not panels or (action.seat in panels and action.type is ActionType.DECLARE):
+            raise
+    events: list[Event] = []
+    for seat in panels:
+        events.extend(rnd.apply(Action(ActionType.DECLARE, seat)))
+    events.extend(rnd.apply(action))
+    return events
+
+
 def replay(data: Mapping[str, Any]) -> Round:
     """Rebuild a round from its record. Raises :class:`RecordError` at the first bad action."""
     rnd = load_round(data)
@@ -98,7 +126,7 @@ def replay(data: Mapping[str, Any]) -> Round:
         except RecordError as exc:
             raise RecordError(f"action #{index}: {exc}", index=index) from exc
         try:
-            rnd.apply(action)
+            apply_recorded(rnd, action)
         except IllegalActionError as exc:
             raise RecordError(
                 f"action #{index} ({action}) is illegal: {exc.message} [{exc.code}]", index=index

@@ -6,12 +6,17 @@ A :class:`Round` is built from a variant, settings, a dealer and a wall. Seats a
 and otherwise returns the events it caused. Everything that follows from an action without a
 choice (draws, the automatic discards of a declared hand, resolving a claim window once every
 seat has decided) happens inside the same call.
+
+A declaration of ready made without 报杠 ticks, by a seat with triplets to offer, opens that
+seat's 报杠 panel (Z20): the round then waits for the seat's choice (``DECLARE`` with ticks
+for 报杠, without for 不报; a timeout is 不报) before anything of the declaration happens.
+A declaration that carries its ticks (the one-step form of older records) needs no panel.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from itertools import compress
 from typing import Any
@@ -36,7 +41,7 @@ from majiang.tiles import Tile
 from majiang.variant import Variant
 from majiang.wall import Wall, full_set, shuffled
 
-__all__ = ["ClaimWindow", "Round"]
+__all__ = ["BaogangPanel", "ClaimWindow", "Round"]
 
 _ORDER = {ActionType.WIN: 0, ActionType.KONG: 1, ActionType.PUNG: 2, ActionType.PASS: 3}
 _TILES = tuple(Tile)
@@ -65,6 +70,20 @@ class ClaimWindow:
     def complete(self) -> bool:
         """Whether every eligible seat has decided."""
         return len(self.decisions) == len(self.options)
+
+
+@dataclass(frozen=True, slots=True)
+class BaogangPanel:
+    """A 报杠 choice the round waits for (Z20), opened by a declaration made without ticks.
+
+    ``action`` is that declaration (``DECLARE`` in the opening window, or the dealer's
+    declaring ``DISCARD``, which is not made until the choice is). ``options`` are the tiles
+    offered and ``counts`` the 27 counts of the hand once declared (after the discard).
+    """
+
+    action: Action
+    options: tuple[Tile, ...]
+    counts: tuple[int, ...]
 
 
 class Round:
@@ -101,6 +120,8 @@ class Round:
         self.phase = Phase.TURN
         self.turn = dealer
         self.window: ClaimWindow | None = None
+        self.baogang_panels: dict[int, BaogangPanel] = {}
+        """The 报杠 choices waited for, by seat (Z20); see :meth:`legal_actions`."""
         self.history: list[Action] = []
         self.wins: list[Win] = []
         self.kongs: list[Kong] = []
@@ -238,9 +259,15 @@ class Round:
         return (self.turn,)
 
     def legal_actions(self, seat: int) -> list[Action]:
-        """Every action ``seat`` may take now. Empty when it is not asked to act."""
+        """Every action ``seat`` may take now. Empty when it is not asked to act.
+
+        While ``seat``'s 报杠 panel is open (Z20) its only action is ``DECLARE``: with ticks
+        it is 报杠, without ticks 不报.
+        """
         if self.phase is Phase.ENDED or not 0 <= seat < self.players:
             return []
+        if seat in self.baogang_panels:
+            return [Action(ActionType.DECLARE, seat)]
         if self.window is not None:
             if seat in self.window.options and seat not in self.window.decisions:
                 return list(self.window.options[seat])
@@ -305,7 +332,13 @@ class Round:
         return Action(ActionType.DISCARD, seat, drawn)
 
     def baogang_options(self, seat: int, action: Action) -> list[Tile]:
-        """The 报杠 panel for a declaring ``action`` of ``seat`` (empty: no panel)."""
+        """The 报杠 panel for a declaring ``action`` of ``seat`` (empty: no panel).
+
+        While the seat's panel is open, the ``DECLARE`` that answers it gets that panel.
+        """
+        panel = self.baogang_panels.get(seat)
+        if panel is not None and action.type is ActionType.DECLARE and action.tile is None:
+            return list(panel.options)
         s = self.seats[seat]
         counts = list(s.hand)
         if action.type is ActionType.DISCARD and action.tile is not None:
@@ -336,8 +369,14 @@ class Round:
                 raise IllegalActionError("already_decided", "你已经做出选择，请等待其他玩家")
             raise IllegalActionError("not_your_turn", "现在不是你操作的时候")
         if action.without_ticks() not in legal:
+            if action.seat in self.baogang_panels:
+                raise IllegalActionError("illegal_action", "请先选择报杠或不报")
             raise IllegalActionError("illegal_action", f"不能这样操作: {action}")
-        if action.type is ActionType.DECLARE or action.declare:
+        panel = self.baogang_panels.get(action.seat)
+        if panel is not None:
+            if action.ticks is not None:
+                self.variant.validate_ticks(self, action.seat, action.ticks, panel.counts)
+        elif action.type is ActionType.DECLARE or action.declare:
             counts = list(self.seats[action.seat].hand)
             if action.tile is not None:
                 counts[action.tile] -= 1
@@ -365,6 +404,38 @@ class Round:
             events.extend(self._do(forced))
 
     def _do(self, action: Action) -> list[Event]:
+        panel = self.baogang_panels.pop(action.seat, None)
+        if panel is not None:
+            # Z20: the choice completes the declaration exactly as the one-step form would.
+            return self._decide(replace(panel.action, ticks=action.ticks))
+        if action.ticks is None and (action.type is ActionType.DECLARE or action.declare):
+            options = self.baogang_options(action.seat, action)
+            if options:
+                return self._open_panel(action, options)
+        return self._decide(action)
+
+    def _open_panel(self, action: Action, options: list[Tile]) -> list[Event]:
+        """Z20: wait for the 报杠 choice of a declaration made without ticks.
+
+        Nothing else of the declaration happens yet: in the opening window the seat has not
+        decided, and the dealer's declaring discard is neither in the river nor claimable.
+        Only the seat learns of the panel, so the table sees no more than a seat thinking.
+        """
+        counts = list(self.seats[action.seat].hand)
+        if action.tile is not None:
+            counts[action.tile] -= 1
+        self.baogang_panels[action.seat] = BaogangPanel(action, tuple(options), tuple(counts))
+        return [
+            Event(
+                "baogang_panel",
+                action.seat,
+                private=True,
+                secret={"options": [t.code for t in options]},
+                audience=action.seat,
+            )
+        ]
+
+    def _decide(self, action: Action) -> list[Event]:
         if self.window is not None:
             self.window.decisions[action.seat] = action
             return [
@@ -764,11 +835,13 @@ class Round:
         An offered win is taken when the variant's ``timeout_takes_win`` says so. Otherwise:
         on a claim or declaration, pass; on your own turn, discard the rightmost tile (the
         tile just drawn, else the last tile in hand order). A declared seat makes its forced
-        move.
+        move. An open 报杠 panel is answered 不报 (Z20): the declaration stands, with no kongs.
         """
         legal = self.legal_actions(seat)
         if not legal:
             return None
+        if seat in self.baogang_panels:
+            return Action(ActionType.DECLARE, seat)  # Z20: 不报, and 报叫 stands
         win = next((a for a in legal if a.type is ActionType.WIN), None)
         if win is not None and self.variant.timeout_takes_win(self):
             return win

@@ -80,15 +80,20 @@ def observation(rnd: Round, viewer: int | None) -> dict[str, Any]:
             if not s.won and sum(s.hand) + 3 * len(s.melds) == 13
             else [],
         }
-        panels = {
-            a.tile.code if a.tile is not None else "": [
-                t.code for t in rnd.baogang_options(viewer, a)
-            ]
-            for a in legal
-            if a.type is ActionType.DECLARE or a.declare
-        }
-        if any(panels.values()):
-            me["baogang_options"] = panels
+        panel = rnd.baogang_panels.get(viewer)
+        if panel is not None:
+            # Z20: the open 报杠 panel; answer it with ``declare`` (ticks: 报杠; none: 不报).
+            me["baogang_panel"] = [t.code for t in panel.options]
+        else:
+            panels = {
+                a.tile.code if a.tile is not None else "": [
+                    t.code for t in rnd.baogang_options(viewer, a)
+                ]
+                for a in legal
+                if a.type is ActionType.DECLARE or a.declare
+            }
+            if any(panels.values()):
+                me["baogang_options"] = panels
         out["me"] = me
     if ended:
         out["result"] = {
@@ -133,5 +138,9 @@ def snapshot(rnd: Round) -> dict[str, Any]:
             for w in rnd.wins
         ],
         "kongs": [(k.seat, k.tile.code, k.kind.value, k.from_seat) for k in rnd.kongs],
+        "baogang_panels": {
+            str(seat): {"action": p.action.to_json(), "options": [t.code for t in p.options]}
+            for seat, p in sorted(rnd.baogang_panels.items())
+        },
         "end_reason": rnd.end_reason,
     }

@@ -14,7 +14,7 @@ from typing import Any
 from apps.clubs.selectors import variant_name
 from apps.matches.models import Hand
 from majiang import Action, get_variant
-from majiang.record import load_round
+from majiang.record import apply_recorded, load_round
 from majiang.round import Round
 from majiang.wall import full_set, shuffled
 
@@ -81,7 +81,12 @@ def _state(rnd: Round) -> dict[str, Any]:
     }
 
 
-def _describe(action: Action, names: dict[int, str], variant_id: str) -> str:
+def _describe(
+    action: Action, names: dict[int, str], variant_id: str, *, panel_answer: bool = False
+) -> str:
+    if panel_answer:  # Z20: the answer to an open 报杠 panel
+        ticks = " ".join(t.code for t in action.ticks or ())
+        return f"{names[action.seat]} " + (f"报杠[{ticks}]" if ticks else "不报")
     word = ACTION_WORDS[action.type.value]
     if action.type.value == "declare" and variant_id == "duyun":
         word = "报听"
@@ -103,11 +108,12 @@ def hand_replay(hand: Hand) -> dict[str, Any]:
     frames = [{"step": 0, "action": None, "text": "发牌", "state": _state(rnd)}]
     for step, raw in enumerate(record.get("actions", []), start=1):
         action = Action.from_json(raw)
-        rnd.apply(action)
+        panel_answer = action.seat in rnd.baogang_panels
+        apply_recorded(rnd, action)
         frames.append({
             "step": step,
             "action": raw,
-            "text": _describe(action, names, record["variant"]),
+            "text": _describe(action, names, record["variant"], panel_answer=panel_answer),
             "state": _state(rnd),
         })
     settlement = hand.settlement or {}

@@ -129,7 +129,11 @@ def action_apply(
     )
     if rnd.ended:
         hand_close(change)
-    elif rnd.window is None or rnd.window is not window:
+    elif (rnd.window is None or rnd.window is not window) and (
+        # Z20: a 报杠 panel shares the declaring turn's clock. Restarting it would tell the
+        # table that this seat holds a triplet to offer.
+        player.seat not in rnd.baogang_panels
+    ):
         change.start_decision(turn_seconds(change.match))
 
 

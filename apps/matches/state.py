@@ -21,6 +21,7 @@ import threading
 from dataclasses import dataclass
 
 from majiang import Action, Round, get_variant
+from majiang.record import apply_recorded
 
 from .models import Hand, Match, MatchEvent, MatchPlayer
 
@@ -39,7 +40,8 @@ _cache_lock = threading.Lock()
 
 
 def round_rebuild(match: Match, hand: Hand, *, upto: int | None = None) -> Round:
-    """Deal ``hand`` from its seed and apply its logged actions (with seq ≤ ``upto``)."""
+    """Deal ``hand`` from its seed and apply its logged actions (with seq ≤ ``upto``), as
+    records are read (:func:`majiang.record.apply_recorded`)."""
     rnd, _ = Round.deal(
         get_variant(match.variant),
         match.settings,
@@ -51,7 +53,7 @@ def round_rebuild(match: Match, hand: Hand, *, upto: int | None = None) -> Round
     if upto is not None:
         entries = entries.filter(seq__lte=upto)
     for payload in entries.order_by("seq").values_list("payload", flat=True):
-        rnd.apply(Action.from_json(payload["action"]))
+        apply_recorded(rnd, Action.from_json(payload["action"]))
     return rnd
 
 

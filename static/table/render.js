@@ -175,6 +175,11 @@ function actionsEl(view, ui) {
     bar.append(h("button", { class: "act act-cancel", onclick: () => ui.set({ kongChoice: false }), text: "取消" }));
     return bar;
   }
+  if (obs.me.baogang_panel) {
+    // The 报杠 choice (Z20) is made in its dialogue; `declare` here only answers it.
+    bar.append(h("span", { class: "prompt", text: "报杠：请勾选要报杠的牌，或选择不报" }));
+    return bar;
+  }
   if (ui.declareMode) {
     bar.append(h("span", { class: "prompt", text: `${label}：请选择要打出的牌` }));
     bar.append(h("button", { class: "act act-cancel", onclick: () => ui.set({ declareMode: false }), text: "取消" }));

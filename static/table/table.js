@@ -23,7 +23,7 @@ view.seat = config.seat;
 const ui = {
   kongChoice: false,
   declareMode: false,
-  baogang: null, // {action} while the 报杠 dialogue is open
+  baogang: null, // {options, checked} while the server waits for my 报杠 choice (Z20)
   fanjiUntil: 0, // the 翻鸡 reveal stays up until this time (ms)
   fanjiShownFor: null, // the hand (by version) whose reveal was already shown
   readySent: false,
@@ -39,13 +39,21 @@ const ui = {
     if (action.declare) { ui.declare(action); return; }
     ui.act(action);
   },
+  // 报叫 is sent as is. If there are triplets to offer, the server then waits for the 报杠
+  // choice: the observation's `me.baogang_panel` lists them and `legal` holds only `declare`,
+  // which answers it (with ticks: 报杠; without: 不报). A timeout there is 不报.
   declare(action) {
-    const panels = (view.observation.me && view.observation.me.baogang_options) || {};
-    const options = panels[action.tile || ""] || [];
-    if (options.length) { ui.set({ baogang: { action, options, checked: [] }, declareMode: false }); return; }
     ui.act(action);
   },
 };
+
+/** Open, keep or close the 报杠 dialogue to follow the server's panel (Z20). */
+function followBaogangPanel(obs) {
+  const options = (obs && obs.phase !== "ended" && obs.me && obs.me.baogang_panel) || null;
+  if (!options || !options.length) { ui.baogang = null; return; }
+  const same = ui.baogang && ui.baogang.options.join() === options.join();
+  if (!same) ui.baogang = { options, checked: [] };
+}
 
 let toastTimer = null;
 function toast(text) {
@@ -71,11 +79,7 @@ const conn = new Connection(config.ws, {
     }
     if (kind !== "state") return;
     const obs = view.observation;
-    const legalNow = (obs && obs.me && obs.me.legal) || [];
-    if (ui.baogang && !legalNow.some((a) => a.type === ui.baogang.action.type
-        && a.tile === ui.baogang.action.tile && !!a.declare === !!ui.baogang.action.declare)) {
-      ui.baogang = null;
-    }
+    followBaogangPanel(obs);
     if (!obs || !obs.me || !(obs.me.legal || []).length) {
       ui.kongChoice = false;
       ui.declareMode = false;
@@ -100,10 +104,10 @@ function drawDialogs() {
   const matchOver = view.stage === "over" || (view.match && (view.match.status === "finished" || view.match.status === "dissolved"));
   if (ui.baogang && obs && obs.phase !== "ended") {
     layer.append(baogangDialog(ui.baogang, {
-      // The dialogue stays open until the next state arrives, so a refusal can be shown
+      // The dialogue stays open while the server's panel does, so a refusal can be shown
       // (the server's message, e.g. "抱歉，不能选择更多的杠") and the ticks changed.
-      onSubmit: (ticks) => ui.act(ui.baogang.action, ticks),
-      onSkip: () => ui.act(ui.baogang.action, null),
+      onSubmit: (ticks) => ui.act({ type: "declare" }, ticks),
+      onSkip: () => ui.act({ type: "declare" }),
       onToast: toast,
     }));
   }

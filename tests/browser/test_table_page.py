@@ -184,24 +184,53 @@ def test_baogang_dialogue_messages(browser, live_server, room):
     table = FakeTable(rnd)
     page = open_page(browser, live_server, room["users"][1], table, 1)
     page.click("#actions .act-declare:has-text('报叫')")
+    # 报叫 goes to the server at once; it opens the 报杠 panel (Z20) and the dialogue follows.
     page.wait_for_selector("#baogang input[type=checkbox]")
+    assert table.sent[-1] == {"viewer": 1, "type": "declare", "v": 1}
+    assert table.version == 2 and list(rnd.baogang_panels) == [1]
     assert sorted(page.eval_on_selector_all("#baogang input", "els => els.map(e => e.value)")) == [
         "1p",
         "1s",
     ]
+    assert page.locator("#actions .act-declare").count() == 0
     page.click("#baogang .act-baogang")
     page.wait_for_selector("#toast:has-text('没勾选任何选项，不能报杠')")
     page.check("#baogang input[value='1p']")
     page.check("#baogang input[value='1s']")
     page.click("#baogang .act-baogang")
     page.wait_for_selector("#toast:has-text('抱歉，不能选择更多的杠')")
-    assert not rnd.seats[1].declared
+    assert not rnd.seats[1].declared and list(rnd.baogang_panels) == [1]
     page.uncheck("#baogang input[value='1s']")
     page.click("#baogang .act-baogang")
     page.wait_for_selector("#baogang", state="detached")
     # Accepted: the declaration waits in the window for the other seats' decisions.
-    assert table.sent[-1] == {"viewer": 1, "type": "declare", "v": 1, "ticks": ["1p"]}
-    assert table.version == 2
+    assert table.sent[-1] == {"viewer": 1, "type": "declare", "v": 2, "ticks": ["1p"]}
+    assert table.version == 3 and rnd.baogang_panels == {}
+
+
+def test_baogang_dialogue_bubao(browser, live_server, room):
+    # The same hand; 不报 answers the panel: 报叫 stands, with no 报杠 (Z20).
+    rnd, _ = deal_scenario(
+        get_variant("zigong"),
+        {},
+        dealer=0,
+        hands=[
+            "4s5s6s7s8s9s4p5p6p7p8p9p9s9p",
+            "1p1p1p2p3p1s1s1s2s3s6s7s8s",
+            "2p2p3p3p4p4p5p5p6p6p7p7p8p",
+            "2s2s3s3s4s4s5s5s6s6s7s7s8s",
+        ],
+    )
+    table = FakeTable(rnd)
+    page = open_page(browser, live_server, room["users"][1], table, 1)
+    page.click("#actions .act-declare:has-text('报叫')")
+    page.wait_for_selector("#baogang .act-nobaogang")
+    page.click("#baogang .act-nobaogang")
+    page.wait_for_selector("#baogang", state="detached")
+    assert table.sent[-1] == {"viewer": 1, "type": "declare", "v": 2}
+    assert rnd.baogang_panels == {} and rnd.pending() == (2, 3)
+    table.play_until(lambda r: r.phase.value == "turn")
+    assert rnd.seats[1].declared and rnd.seats[1].ticks is None
 
 
 def final_hands_shown(page: Any) -> dict[int, list[str]]:

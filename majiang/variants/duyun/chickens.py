@@ -20,6 +20,7 @@ __all__ = [
     "ChickenTable",
     "chicken_lines",
     "chicken_table",
+    "exhausted_yaoji_counts",
     "exhausted_yaoji_lines",
     "first_chicken_category",
     "first_chicken_value",
@@ -228,32 +229,53 @@ def chicken_lines(rnd: Round, table: ChickenTable, ready: list[bool]) -> list[Se
     return lines
 
 
+def _river_yaoji(rnd: Round, seat: int) -> tuple[bool, int]:
+    """D21.3: whether ``seat``'s river holds the table's first ``1s`` (unclaimed), and how
+    many later unclaimed ``1s`` it holds."""
+    first = first_yaoji(rnd)
+    has_first = False
+    later = 0
+    for entry in rnd.seats[seat].river:
+        if entry.tile is not YAOJI or not entry.in_river:
+            continue
+        if first is not None and entry is first[1]:
+            has_first = True
+        else:
+            later += 1
+    return has_first, later
+
+
 def exhausted_yaoji_lines(rnd: Round, ready: list[bool]) -> list[SettlementLine]:
     """D21.3: each not-ready seat pays every other seat for the ``1s`` left in its river."""
-    first = first_yaoji(rnd)
     lines: list[SettlementLine] = []
-    for seat, s in enumerate(rnd.seats):
+    for seat in range(rnd.players):
         if ready[seat]:
             continue
-        later = 0
-        for entry in s.river:
-            if entry.tile is not YAOJI or not entry.in_river:
-                continue
-            if first is not None and entry is first[1]:
-                for other in range(rnd.players):
-                    if other != seat:
-                        lines.append(
-                            SettlementLine(
-                                seat,
-                                other,
-                                first_chicken_category(rnd),
-                                first_chicken_value(rnd, False),
-                                "D21",
-                            )
-                        )
-            else:
-                later += 1
-        for other in range(rnd.players):
-            if other != seat:
-                lines.append(SettlementLine(seat, other, "幺鸡", later, "D21", f"{later}只"))
+        has_first, later = _river_yaoji(rnd, seat)
+        others = [other for other in range(rnd.players) if other != seat]
+        if has_first:
+            category = first_chicken_category(rnd)
+            value = first_chicken_value(rnd, False)
+            lines.extend(SettlementLine(seat, other, category, value, "D21") for other in others)
+        lines.extend(
+            SettlementLine(seat, other, "幺鸡", later, "D21", f"{later}只") for other in others
+        )
     return lines
+
+
+def exhausted_yaoji_counts(rnd: Round, seat: int, ready: bool) -> dict[str, int]:
+    """D23 on 黄庄: ``seat``'s 鸡 by kind and count, as D21 settles them.
+
+    On 黄庄 nobody collects for chickens they own; the only 鸡 that count are the unclaimed
+    ``1s`` in the river of a player who is not ready: the table's first as 英雄鸡 (or 冲锋鸡),
+    each later one as 幺鸡. So a ready player shows none.
+    """
+    if ready:
+        return {}
+    has_first, later = _river_yaoji(rnd, seat)
+    out: dict[str, int] = {}
+    if has_first:
+        out[first_chicken_category(rnd)] = 1
+    if later:
+        out["幺鸡"] = later
+    return out

@@ -2,7 +2,8 @@
 
 Order (D22): each winner's winning payment; then, once per hand, 豆 and 鸡 for every seat by
 its ready state (with the D20 voids); then 包牌. On 黄庄 (D21): 查叫, the discarded 幺鸡 of
-players who are not ready, and 包牌. Lines are in points; the ledger multiplies them by the
+players who are not ready, and 包牌; each player's 鸡 in the D23 summary are then those
+discarded 幺鸡. Lines are in points; the ledger multiplies them by the
 底注 (``summary["base_stake"]``).
 """
 
@@ -17,6 +18,7 @@ from majiang.variants.duyun.chickens import (
     ChickenTable,
     chicken_lines,
     chicken_table,
+    exhausted_yaoji_counts,
     exhausted_yaoji_lines,
     first_chicken_category,
     first_yaoji,
@@ -223,7 +225,9 @@ def settle(rnd: Round) -> Settlement:
                 "won": won is not None,
                 "winning_tile": won.tile.code if won is not None else None,
                 "pattern": win_pattern(won).name if won is not None else None,
-                "ji": _ji_counts(rnd, seat, table) if rnd.wins else {},
+                "ji": _ji_counts(rnd, seat, table)
+                if rnd.wins
+                else exhausted_yaoji_counts(rnd, seat, ready[seat]),
                 "dou": _dou_counts(rnd, seat),
                 "total": totals[seat],
                 "stake_total": totals[seat] * stake,

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from duyun_support import deal, each_pays, exhaust, lines, play
 
 from majiang.actions import Action, ActionType
+from majiang.record import replay
 
 
 def test_D3_last_tile_discard_cannot_be_claimed_and_D4_nobody_ready_keeps_dealer() -> None:
@@ -208,3 +212,26 @@ def test_D23_result_summary_and_players() -> None:
         },
     ]
     assert totals == [-6 + 3 - 3 - 6 + 3, 3 + 6 + 8 - 2 - 1, 7 - 4 - 1, -2 - 4 - 1]
+
+
+def test_D23_huangzhuang_shows_the_ji_that_are_paid() -> None:
+    """Worked example 12 (黄庄): seat 2, not ready, pays 英雄鸡 for the table's first 1s and
+    幺鸡 for a later one, both in its river (D21.3), and its result shows exactly those 鸡
+    (D23). The ready seats collect no 鸡 on 黄庄 and show none. The river counts whatever
+    ``mantang`` says, and the first 1s is named by ``first_chicken``."""
+    docs = Path(__file__).resolve().parents[3] / "docs" / "rules" / "duyun"
+    record = json.loads((docs / "12-exhausted-chajiao.json").read_text(encoding="utf-8"))
+    variants = (({}, "英雄鸡"), ({"mantang": False, "first_chicken": "charge"}, "冲锋鸡"))
+    for settings, first in variants:
+        rnd = replay({**record, "settings": {**record["settings"], **settings}})
+        result = rnd.settlement()
+        assert result.summary["result"] == "黄庄"
+        assert [(p["ready"], p["ji"], p["dou"]) for p in result.players] == [
+            (True, {}, {}),
+            (True, {}, {}),
+            (False, {first: 1, "幺鸡": 1}, {}),
+        ]
+        # The summary counts the same tiles as seat 2's 鸡 lines, one per payee.
+        paid = [(line[2], line[3]) for line in lines(rnd) if line[0] == 2 and line[1] == 0]
+        value = 3 if first == "英雄鸡" else 2
+        assert paid == [("查叫", 10), (first, value), ("幺鸡", 1)]

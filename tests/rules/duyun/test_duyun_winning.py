@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from duyun_support import deal, each_pays, lines, play
+from duyun_support import deal, each_pays, exhaust, lines, play
 
 from majiang.actions import Action, ActionType
-from majiang.state import MeldKind, Phase
+from majiang.state import MeldKind, Phase, WinSource
 from majiang.tiles import counts_of, parse_tiles
 from majiang.variants.duyun.patterns import pattern_of
 
@@ -112,7 +112,9 @@ def test_D7_qingyise_wins_on_discard_without_dou() -> None:
     # 清一色 has a 平胡 shape but is a bigger pattern (10): it needs no 豆 on a discard.
     rnd = deal(["3455m78m2468s245p9s", "123m456m789m34m11m", "3579m3579s3679p9m"], **OFF)
     play(rnd, "0:discard:5m", "1:win")
-    assert sorted(lines(rnd)) == sorted([(0, 1, "牌型:清一色", 10, "D6"), (0, 1, "连庄", 1, "D10a")])
+    assert sorted(lines(rnd)) == sorted(
+        [(0, 1, "牌型:清一色", 10, "D6"), (0, 1, "连庄", 1, "D10a")]
+    )
 
 
 def test_D7_pinghu_with_a_dou_wins_on_discard() -> None:
@@ -284,3 +286,63 @@ def test_D14_robbing_an_added_kong() -> None:
     play(rnd, "2:kong:6s", "1:win")
     assert rnd.seats[2].melds[0].kind is MeldKind.PUNG
     assert sorted(lines(rnd)) == sorted([(2, 1, "牌型:平胡", 1, "D6"), (2, 1, "抢杠", 10, "D14")])
+
+
+def test_D8_baopai_is_posted_on_huangzhuang() -> None:
+    # As above, but the last 5p stays in seat 2's hand: seat 1 never wins, the wall runs
+    # out (黄庄), and the 包牌 of its locked chance on the dealer's 5p still stands (D8, D21.4).
+    hands = ["3455m78m2468s245p3s", "222m444m666m999s5p", "3579m3578s3556p9m"]
+    for baopai in (True, False):
+        rnd = deal(hands, draws="9p1p9s", baopai=baopai, **OFF)
+        play(rnd, "0:discard:3s", "1:discard:9p", "2:discard:5p", "1:pass", "0:discard:5p")
+        assert [(c.seat, c.tile.code, c.from_seat) for c in rnd.locked_chances] == [(1, "5p", 0)]
+        exhaust(rnd)
+        assert rnd.end_reason == "exhausted" and rnd.wins == []
+        baopai_lines = [line for line in lines(rnd) if line[2] == "包牌"]
+        if baopai:
+            # 大对子 on 5p: 5 to each other player, after 查叫 and the 幺鸡 (D22).
+            assert baopai_lines == [(1, 0, "包牌", 5, "D8"), (1, 2, "包牌", 5, "D8")]
+            assert lines(rnd)[-2:] == baopai_lines
+        else:
+            assert baopai_lines == []
+        assert lines(rnd)[:2] == [(0, 1, "查叫", 5, "D21"), (2, 1, "查叫", 5, "D21")]
+
+
+def test_D13_baoting_adds_10_undoubled_on_a_hot_discard() -> None:
+    # seat 1 declares 报听 (waiting 2p/5p with a bare 平胡); seat 2 kongs 7s and discards the
+    # replacement 5p: seat 1 wins the 热炮. The pattern is doubled (+1), the 报听 10 is not.
+    rnd = deal(
+        ["3455m78m2468s246p3s", "123m456m789m234p9s", "3579m7778s3679p9m"],
+        draws="5p7s",
+        back="5p",
+        **OFF,
+    )
+    play(rnd, "0:discard:3s", "1:declare:9s", "2:kong:7s", "2:discard:5p")
+    assert [a.type for a in rnd.legal_actions(1)] == [ActionType.WIN, ActionType.PASS]
+    play(rnd, "1:win")
+    [win] = rnd.wins
+    assert win.declared and win.after_kong_discard and win.from_seat == 2
+    assert lines(rnd) == [
+        (2, 1, "牌型:平胡", 1, "D6"),
+        (2, 1, "热炮", 2, "D13"),
+        (2, 1, "报听", 10, "D10"),
+    ]
+
+
+def test_D14_baoting_adds_10_on_robbing_a_kong() -> None:
+    # test_D14_robbing_an_added_kong, with seat 1 declaring 报听 on its first discard (8p).
+    rnd = deal(
+        ["234566m2468p245p6s", "123m456m789m45s99p", "66s3579m3579p38s4p"],
+        draws="7p8p6s",
+        **OFF,
+    )
+    play(rnd, "0:discard:6s", "2:pung", "2:discard:3s", "0:discard:7p", "1:declare:8p")
+    assert rnd.seats[1].declared
+    play(rnd, "2:kong:6s", "1:win")
+    [win] = rnd.wins
+    assert win.declared and win.source is WinSource.ROBBING and win.from_seat == 2
+    assert lines(rnd) == [
+        (2, 1, "牌型:平胡", 1, "D6"),
+        (2, 1, "抢杠", 10, "D14"),
+        (2, 1, "报听", 10, "D10"),
+    ]

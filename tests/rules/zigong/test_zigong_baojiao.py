@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from zigong_support import act, action, deal, lines, play_out
+from zigong_support import A, act, action, deal, lines, play_out
 
 from majiang.actions import Action, ActionType
-from majiang.errors import IllegalActionError
+from majiang.errors import IllegalActionError, RecordError
 from majiang.record import record_of, replay
 from majiang.state import Phase
 from majiang.tiles import Tile
@@ -127,7 +127,7 @@ def test_Z20_seed_case3_only_one_of_1p_1s() -> None:
 def test_Z20_bubao_means_no_kongs() -> None:
     """不报: the fourth 1p is drawn and discarded, never konged; ticks=None is 不报."""
     rnd = deal(["44599s5566789p99p", "111p23p111s23s678s"], draws="1p")
-    act(rnd, "1 declare; 0 discard 9p")
+    act(rnd, "1 declare; 1 bubao; 0 discard 9p")
     assert rnd.legal_actions(1) == [
         Action(ActionType.WIN, 1),
         Action(ActionType.DISCARD, 1, Tile.P1),
@@ -164,6 +164,9 @@ def test_Z19_non_dealers_asked_together_window_waits_for_all() -> None:
     )
     assert rnd.phase is Phase.DECLARE and rnd.pending() == (1, 2)
     act(rnd, "2 declare")
+    # Seat 2 holds 444p: its 报杠 panel opens, and it is still undecided (Z20).
+    assert rnd.pending() == (1, 2) and rnd.legal_actions(2) == [Action(ActionType.DECLARE, 2)]
+    act(rnd, "2 bubao")
     assert rnd.phase is Phase.DECLARE and rnd.pending() == (1,)
     assert rnd.observation(2)["waiting"] is True
     assert rnd.timeout_action(1) == Action(ActionType.PASS, 1)
@@ -175,7 +178,7 @@ def test_Z19_non_dealers_asked_together_window_waits_for_all() -> None:
 def test_Z19_declared_seat_passes_win_then_auto_discards() -> None:
     """A win offered to a declared seat may be passed (Z8); draws are discarded for it."""
     rnd = deal(["44599s5566789p99p", "111p23p111s23s678s"], draws="6s4p")
-    act(rnd, "1 declare; 0 discard 4s")
+    act(rnd, "1 declare; 1 bubao; 0 discard 4s")
     assert rnd.legal_actions(1) == [Action(ActionType.WIN, 1), Action(ActionType.PASS, 1)]
     act(rnd, "1 pass")
     # seat 1 drew 6s and had it discarded automatically; 4p drawn by 0 and discarded:
@@ -184,3 +187,187 @@ def test_Z19_declared_seat_passes_win_then_auto_discards() -> None:
     act(rnd, "0 discard 4p; 1 win")
     # 平胡 0 + 报叫 1 = 1 (Z11), 点炮 paid by the discarder (Z12).
     assert lines(rnd) == [(0, 1, "牌型:平胡", 2, "Z11")]
+
+
+# -- Z20: the 报杠 panel as a step of its own ------------------------------------------------
+
+CASE3 = ["44599s5566789p99p", "111p23p111s23s678s"]
+
+
+def test_Z20_panel_timeout_is_bu_bao() -> None:
+    """报叫 without ticks opens the panel; a timeout there is 不报 and 报叫 stands (Z20),
+    whereas a timeout before declaring means no 报叫 at all (Z19)."""
+    rnd = deal(CASE3, draws="1p")
+    assert rnd.timeout_action(1) == Action(ActionType.PASS, 1)  # Z19: no 报叫
+    act(rnd, "1 declare")
+    # The panel is open: still undecided, and its only action is the choice.
+    assert rnd.phase is Phase.DECLARE and rnd.pending() == (1,)
+    assert rnd.legal_actions(1) == [Action(ActionType.DECLARE, 1)]
+    assert rnd.observation(1)["me"]["baogang_panel"] == ["1s", "1p"]
+    assert rnd.legal_actions(0) == [] and not rnd.seats[1].declared
+    timeout = rnd.timeout_action(1)
+    assert timeout == Action(ActionType.DECLARE, 1)  # 不报
+    rnd.apply(timeout)
+    assert rnd.seats[1].declared and rnd.seats[1].ticks is None
+    assert rnd.phase is Phase.TURN and rnd.turn == 0 and rnd.baogang_panels == {}
+    act(rnd, "0 discard 9p")
+    # 不报: the fourth 1p is offered as a win or discarded, never konged.
+    assert rnd.legal_actions(1) == [
+        Action(ActionType.WIN, 1),
+        Action(ActionType.DISCARD, 1, Tile.P1),
+    ]
+
+
+def test_Z20_dealer_panel_holds_the_declaring_discard() -> None:
+    """Case 1 in two steps: the dealer's declaring 4p is neither in the river nor claimable
+    until the panel is answered; the other seat learns nothing of the panel. The outcome is
+    that of the one-step form (test_Z20_seed_case1_dealer_ticks_only_1p_2p)."""
+    rnd = deal(["111p222p33p4444p44s", CASE1_FILLER], draws="9s1p2p", back="7s8s")
+    events = rnd.apply(action("0 declare 4p"))
+    assert [e.type for e in events] == ["baogang_panel"]
+    assert [e.for_viewer(v) for e in events for v in (1, None)] == [None, None]
+    mine = events[0].for_viewer(0)
+    assert mine is not None
+    assert mine.to_json() == {"type": "baogang_panel", "seat": 0, "options": ["1p", "2p"]}
+    assert rnd.observation(0)["me"]["baogang_panel"] == ["1p", "2p"]
+    assert rnd.pending() == (0,) and rnd.window is None
+    assert rnd.seats[0].river == [] and not rnd.seats[0].declared
+    seen = rnd.observation(1)
+    assert seen["seats"][0]["river"] == [] and seen["seats"][0]["declared"] is False
+    assert "baogang_panel" not in seen["me"] and seen["me"]["legal"] == []
+    with pytest.raises(IllegalActionError) as refused:
+        rnd.apply(action("1 discard 9s"))
+    assert refused.value.code == "not_your_turn"
+    with pytest.raises(IllegalActionError) as refused:
+        rnd.apply(action("0 discard 3p"))
+    assert refused.value.message == "请先选择报杠或不报"
+    # The seed's refusals, on the panel built from the 13 tiles after the discard.
+    with pytest.raises(IllegalActionError) as refused:
+        rnd.apply(action("0 baogang ticks="))
+    assert refused.value.message == NOTHING_TICKED
+    with pytest.raises(IllegalActionError):
+        rnd.apply(action("0 baogang ticks=1p4p"))
+    assert rnd.seats[0].river == [] and rnd.pending() == (0,)
+    events = rnd.apply(action("0 baogang ticks=1p2p"))
+    assert [e.type for e in events][:2] == ["discard", "declare"]
+    public = events[1].for_viewer(1)
+    assert public is not None
+    assert public.to_json() == {"type": "declare", "seat": 0, "baogang": True}
+    assert events[1].for_viewer(0) == events[1] and events[1].secret == {"ticks": ["1p", "2p"]}
+    assert rnd.seats[0].ticks == frozenset({Tile.P1, Tile.P2})
+    assert [e.tile for e in rnd.seats[0].river] == [Tile.P4]
+    act(rnd, "1 discard 9s; 1 discard 2p")
+    assert [(m.kind.value, m.tile.code) for m in rnd.seats[0].melds] == [
+        ("concealed_kong", "1p"),
+        ("exposed_kong", "2p"),
+    ]
+    record = record_of(rnd)
+    assert record["actions"][:2] == [
+        {"seat": 0, "type": "discard", "tile": "4p", "declare": True},
+        {"seat": 0, "type": "declare", "ticks": ["1p", "2p"]},
+    ]
+    assert replay(record).snapshot() == rnd.snapshot()
+    play_out(rnd)
+    assert lines(rnd) == [
+        (1, 0, "暗杠", 2, "Z14"),
+        (1, 0, "直杠", 2, "Z14"),
+        (1, 0, "查叫", 16, "Z18"),
+    ]
+
+
+def test_Z20_dealer_panel_timeout_is_bu_bao() -> None:
+    """A timeout on the dealer's panel is 不报: the declaring discard is made, 报叫 stands."""
+    rnd = deal(["111p222p33p4444p44s", CASE1_FILLER], draws="9s1p")
+    act(rnd, "0 declare 4p")
+    timeout = rnd.timeout_action(0)
+    assert timeout == Action(ActionType.DECLARE, 0)
+    rnd.apply(timeout)
+    assert rnd.seats[0].declared and rnd.seats[0].ticks is None
+    assert [e.tile for e in rnd.seats[0].river] == [Tile.P4]
+    act(rnd, "1 discard 9s")
+    # No 报杠: the fourth 1p, drawn, is discarded for the dealer instead of konged.
+    assert rnd.seats[0].melds == [] and rnd.seats[0].river[-1].tile is Tile.P1
+
+
+def test_Z20_panels_in_the_opening_window_stay_private() -> None:
+    """Two non-dealers declare at once and both get a panel. The window waits for both
+    answers; the others see only "waiting", never the panels or the ticks."""
+    rnd = deal(
+        ["1245s1245p789s78p3s", "111p23p456s678s99s", "444p56p123s456s77s", "2358s2358p69s69p9p"]
+    )
+    first = rnd.apply(action("1 declare"))
+    second = rnd.apply(action("2 declare"))
+    assert [e.type for e in first + second] == ["baogang_panel", "baogang_panel"]
+    assert all(e.for_viewer(v) is None for e in first + second for v in (0, 3, None))
+    assert rnd.pending() == (1, 2) and rnd.legal_actions(0) == []
+    assert rnd.observation(1)["me"]["baogang_panel"] == ["1p"]
+    assert rnd.observation(2)["me"]["baogang_panel"] == ["4p"]
+    for viewer in (0, 3, None):
+        seen = rnd.observation(viewer)
+        assert seen["phase"] == "declare"
+        assert [(s["declared"], s["baogang"]) for s in seen["seats"]] == [(False, False)] * 4
+        if viewer is not None:
+            assert "baogang_panel" not in seen["me"] and "baogang_options" not in seen["me"]
+    decided = rnd.apply(action("1 baogang ticks=1p"))
+    assert [(e.type, e.audience) for e in decided] == [("decided", 1)]
+    assert rnd.pending() == (2,) and rnd.observation(1)["waiting"] is True
+    resolved = rnd.apply(rnd.timeout_action(2) or Action(ActionType.PASS, 2))
+    declares = [e for e in resolved if e.type == "declare"]
+    assert [e.seat for e in declares] == [1, 2]
+    assert [e.for_viewer(0).to_json() for e in declares if e.for_viewer(0)] == [
+        {"type": "declare", "seat": 1, "baogang": True},
+        {"type": "declare", "seat": 2, "baogang": False},
+    ]
+    assert rnd.seats[1].ticks == frozenset({Tile.P1}) and rnd.seats[2].ticks is None
+    assert rnd.phase is Phase.TURN and rnd.turn == 0
+    seen = rnd.observation(3)
+    assert [(s["declared"], s["baogang"]) for s in seen["seats"]] == [
+        (False, False),
+        (True, True),
+        (True, False),
+        (False, False),
+    ]
+    assert rnd.observation(1)["me"]["ticks"] == ["1p"] and rnd.observation(2)["me"]["ticks"] == []
+
+
+def test_Z20_no_triplet_no_panel() -> None:
+    """With no triplet to offer there is no panel: the declaration is 不报 at once."""
+    rnd = deal(["13579s13579p22p55p", "123s456s789s46p99p", "123s456s789s46p88p", A])
+    assert rnd.baogang_options(1, Action(ActionType.DECLARE, 1)) == []
+    events = rnd.apply(action("1 declare"))
+    assert [e.type for e in events] == ["decided"]
+    assert rnd.baogang_panels == {} and rnd.pending() == (2,)
+    assert "baogang_panel" not in rnd.observation(1)["me"]
+
+
+def test_Z20_records_from_before_the_panel_step_still_replay() -> None:
+    """In older records a declaration without ticks was 不报 even with triplets to tick, and
+    the next action was someone else's. Replay answers the panel 不报 for them."""
+    for hands, script, declarer in (
+        (CASE3, "1 declare; 1 bubao; 0 discard 9p", 1),
+        (["111p222p33p4444p44s", CASE1_FILLER], "0 declare 4p; 0 bubao; 1 discard 9s", 0),
+    ):
+        rnd = deal(hands, draws="9s1p")
+        act(rnd, script)
+        play_out(rnd)
+        record = record_of(rnd)
+        # The old form: the same record without the panel's answer (the second action).
+        assert record["actions"][1] == {"seat": declarer, "type": "declare"}
+        old = dict(record, actions=[record["actions"][0], *record["actions"][2:]])
+        again = replay(old)
+        assert again.snapshot() == rnd.snapshot()
+        assert again.settlement() == rnd.settlement()
+        assert record_of(again)["actions"] == record["actions"]
+
+
+def test_Z20_a_refused_panel_answer_in_a_record_is_reported() -> None:
+    """A record whose panel answer ticks too many kongs fails at that action."""
+    rnd = deal(CASE3)
+    record = record_of(rnd)
+    record["actions"] = [
+        {"seat": 1, "type": "declare"},
+        {"seat": 1, "type": "declare", "ticks": ["1p", "1s"]},
+    ]
+    with pytest.raises(RecordError) as failed:
+        replay(record)
+    assert failed.value.index == 1 and TOO_MANY_KONGS in str(failed.value)

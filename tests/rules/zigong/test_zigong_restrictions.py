@@ -106,3 +106,29 @@ def test_Z10_Z3_last_tile_no_kong_no_claim() -> None:
     play_out(rnd)
     assert rnd.end_reason == "exhausted"
     assert lines(rnd) == []
+
+
+def test_Z10_baogang_tick_ignored_when_the_wall_is_empty() -> None:
+    """Seat 1 报杠s 1s. The fourth 1s is the last wall tile and seat 1 draws it: no kong from
+    an empty wall, the tick notwithstanding; it is discarded for seat 1. Drawn while the wall
+    still has tiles, the same tick makes the kong."""
+    hands = ["1111p4444p2468s3s8s", "111s456s789s23p99p"]
+    for back, draws, konged in (("1s", "", False), ("", "1s", True)):
+        rnd = deal(hands, draws=draws, back=back)
+        act(rnd, "1 declare ticks=1s; 0 discard 8s")
+        assert rnd.seats[1].ticks == frozenset({Tile.S1})
+        play_out(rnd)
+        s = rnd.seats[1]
+        assert rnd.end_reason == "exhausted"
+        if konged:
+            assert s.draw_log[0] is Tile.S1
+            assert [(m.kind.value, m.tile) for m in s.melds] == [("concealed_kong", Tile.S1)]
+            assert lines(rnd) == [(0, 1, "暗杠", 2, "Z14"), (0, 1, "查叫", 4, "Z18")]
+        else:
+            # The last draw of the hand was the fourth 1s, and it went to the river.
+            assert s.draw_log[-1] is Tile.S1 and rnd.wall.remaining == 0
+            assert s.melds == [] and rnd.kongs == []
+            last = max((e for seat in rnd.seats for e in seat.river), key=lambda e: e.order)
+            assert s.river[-1] is last and last.tile is Tile.S1
+            # 查叫 with 报叫 only (平胡 0 + 报叫 1 = 2): no 根, no kong money.
+            assert lines(rnd) == [(0, 1, "查叫", 2, "Z18")]

@@ -8,7 +8,7 @@ from zigong_support import ZIGONG, A, B, C, act, deal, lines, play_out
 from majiang.actions import Action, ActionType
 from majiang.match import Match
 from majiang.round import Round
-from majiang.state import Phase
+from majiang.state import Phase, WinSource
 from majiang.tiles import Tile
 
 THREE_WAY = [
@@ -97,6 +97,79 @@ def test_Z5_first_dealer_from_seed_and_no_winner_stays() -> None:
     play_out(rnd)
     assert lines(rnd) == []
     assert rnd.next_dealer() == (0, 3)
+
+
+def test_Z5_after_multi_robbing_the_robbed_player_deals() -> None:
+    """Seat 1 pungs the dealer's 6s, draws the fourth and adds it (补杠): seats 2 and 3 both
+    rob it (多人抢杠胡), so the robbed seat 1 deals next. With one robber, the robber deals."""
+    hands = [
+        "6s1234s789s1p4p7p2p5p8p",
+        "66s123s7s33p6p99p2s5s",
+        "123p456p789p45s99s",
+        "123p456p789p57s88s",
+    ]
+    for robbers, winners, dealer in (("2 win; 3 win", [2, 3], 1), ("2 win; 3 pass", [2], 2)):
+        rnd = deal(hands, draws="5p8p4p6s")
+        act(rnd, "2 pass; 3 pass; 0 discard 6s; 1 pung 6s; 2 pass; 3 pass; 1 discard 7s")
+        act(rnd, "2 discard 5p; 3 discard 8p; 0 discard 4p; 1 kong 6s")
+        assert rnd.phase is Phase.ROB and rnd.pending() == (2, 3)
+        act(rnd, robbers)
+        assert [(w.seat, w.source, w.from_seat) for w in rnd.wins] == [
+            (seat, WinSource.ROBBING, 1) for seat in winners
+        ]
+        play_out(rnd)
+        assert rnd.next_dealer() == (dealer, 1)
+
+
+ZIGONG_SETTINGS_TABLE = """
+| `players` | 4 | 2, 3, 4 |
+| `base_stake` (底分) | 1 | positive integer |
+| `hands_per_match` | 8 | 4, 8, 16 |
+| `turn_seconds` | 15 | 5–60 |
+| `timeout_takes_win` | on | on/off |
+| `auto_play_after` | 2 | 1–5 |
+| `fan_cap` | 4 | 3, 4, 5, 6 |
+| `zimo` | `add_base` | `add_base`, `add_fan`, `none` |
+| `dianganghua` | `zimo` | `zimo`, `feeder` |
+| `tiandihu` | on | on/off |
+| `luobo` | 0 | 0–4 |
+| `multi_use` | off | on/off |
+| `hujiao_zhuanyi` (呼叫转移) | on | on/off |
+| `chajiao_tuishui` (退税) | on | on/off |
+"""
+"""The settings table at the end of ``shared/rules/zigong.md``, row for row."""
+
+
+def _table_value(text: str) -> object:
+    text = text.strip().strip("`")
+    if text in ("on", "off"):
+        return text == "on"
+    return int(text) if text.isdigit() else text
+
+
+def test_Z1_settings_schema_matches_the_table() -> None:
+    """Every setting of the Z rulings' table, in its order, with its default and choices."""
+    rows = [
+        [cell.strip() for cell in line.strip().strip("|").split("|")]
+        for line in ZIGONG_SETTINGS_TABLE.strip().splitlines()
+    ]
+    names = [row[0].split("`")[1] for row in rows]
+    assert list(ZIGONG.schema.names) == names
+    assert ZIGONG.schema.defaults() == {
+        name: _table_value(row[1]) for name, row in zip(names, rows, strict=True)
+    }
+    for name, (_, default, choices) in zip(names, rows, strict=True):
+        setting = ZIGONG.schema[name]
+        if choices == "on/off":
+            assert setting.kind == "bool", name
+        elif choices == "positive integer":
+            assert (setting.kind, setting.minimum, setting.choices) == ("int", 1, ()), name
+        elif "–" in choices:
+            low, high = (int(x) for x in choices.split("–"))
+            assert (setting.minimum, setting.maximum, setting.choices) == (low, high, ()), name
+        else:
+            assert setting.choices == tuple(_table_value(c) for c in choices.split(",")), name
+        assert setting.validate(_table_value(default)) == _table_value(default)
 
 
 def test_Z6_timeouts() -> None:

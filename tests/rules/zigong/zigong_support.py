@@ -44,7 +44,8 @@ def action(step: str) -> Action:
     """Parse one step: ``"<seat> <verb> [tile] [ticks=<tiles>]"``.
 
     Verbs: discard, pung, kong, win, pass, declare (with a tile: a declaring discard; without:
-    报叫 in the opening window). ``ticks=`` alone is 报杠 with nothing ticked.
+    报叫 in the opening window). ``ticks=`` alone is 报杠 with nothing ticked. The answers to an
+    open 报杠 panel (Z20) are ``baogang ticks=<tiles>`` and ``bubao`` (both ``DECLARE``).
     """
     words = step.split()
     seat = int(words[0])
@@ -56,6 +57,8 @@ def action(step: str) -> Action:
             ticks = tuple(parse_tiles(word[6:]))
         else:
             tile = parse_tile(word)
+    if verb in ("baogang", "bubao"):
+        return Action(ActionType.DECLARE, seat, ticks=ticks)
     if verb == "declare":
         kind = ActionType.DISCARD if tile is not None else ActionType.DECLARE
         return Action(kind, seat, tile, declare=tile is not None, ticks=ticks)
