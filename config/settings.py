@@ -170,6 +170,10 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_TRACK_STARTED = True
 CELERY_TASK_DEFAULT_QUEUE = env("CELERY_QUEUE", default="celery")
+# Celery's Django fix-up closes the database connection around every task (a new PostgreSQL
+# backend per timer); a large reuse count turns that off, and config/celery.py applies
+# Django's own per-request rule (CONN_MAX_AGE, CONN_HEALTH_CHECKS) around each task instead.
+CELERY_DB_REUSE_MAX = 1_000_000
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

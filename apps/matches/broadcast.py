@@ -1,13 +1,18 @@
 """Channel-layer groups of a table and sending committed updates to them.
 
-Each seat has its own group (``match_<id>_seat_<n>``), spectators share one
-(``match_<id>_watch``), and everyone at a room's table page joins ``table_<room id>`` to
-hear that a match has started there. Called only from ``transaction.on_commit``.
+Every connection following a match joins its group (``match_<id>``), and everyone at a
+room's table page joins ``table_<room id>`` to hear that a match has started there.
+
+A committed change is one message to the match group: its version range and, per audience
+(each seat, and spectators), that audience's frame already encoded as JSON. Each connection
+forwards only its own audience's text (``TableConsumer.table_update``), so a client never
+receives another seat's frame, while the change costs one group send and no encoding on the
+event loop. Called only from ``transaction.on_commit``.
 """
 
 from __future__ import annotations
 
-import asyncio
+import json
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -19,14 +24,9 @@ PRESENCE_EVENT = "table.presence"
 """Sent by a table connection itself (see ``consumers``) when a seat's presence changes."""
 
 
-def seat_group(match_id: int, seat: int) -> str:
-    """The group of one seat of a match."""
-    return f"match_{match_id}_seat_{seat}"
-
-
-def watch_group(match_id: int) -> str:
-    """The group of a match's spectators."""
-    return f"match_{match_id}_watch"
+def match_group(match_id: int) -> str:
+    """The group of every connection (seats and spectators) following a match."""
+    return f"match_{match_id}"
 
 
 def room_group(room_id: int) -> str:
@@ -34,27 +34,23 @@ def room_group(room_id: int) -> str:
     return f"table_{room_id}"
 
 
-def viewer_group(match_id: int, viewer: int | None) -> str:
-    """The group a viewer (seat, or ``None`` for spectators) listens on."""
-    return watch_group(match_id) if viewer is None else seat_group(match_id, viewer)
+def audience(viewer: int | None) -> str:
+    """The key of a viewer's frame in an update message: the seat, or ``watch``."""
+    return "watch" if viewer is None else str(viewer)
 
 
 def send_updates(match_id: int, updates: dict[int | None, dict[str, Any]]) -> None:
-    """Send each viewer's ``update`` frame to its group.
-
-    One trip to the event loop for all of them: the sends run concurrently there, each
-    group's own messages staying in order.
-    """
+    """Send one committed change (each viewer's ``update`` frame) to the match group."""
     layer = get_channel_layer()
     assert layer is not None, "CHANNEL_LAYERS must be configured"
-
-    async def send_all() -> None:
-        await asyncio.gather(*(
-            layer.group_send(viewer_group(match_id, viewer), {"type": UPDATE_EVENT, "frame": frame})
-            for viewer, frame in updates.items()
-        ))
-
-    async_to_sync(send_all)()
+    first = next(iter(updates.values()))
+    message = {
+        "type": UPDATE_EVENT,
+        "from": first["from"],
+        "v": first["v"],
+        "texts": {audience(viewer): json.dumps(frame) for viewer, frame in updates.items()},
+    }
+    async_to_sync(layer.group_send)(match_group(match_id), message)
 
 
 def send_match_started(room_id: int, match_id: int) -> None:

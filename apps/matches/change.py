@@ -4,6 +4,13 @@ Services open a :class:`MatchChange` on a row locked with ``select_for_update``,
 round and the rows through it, append log entries with :meth:`MatchChange.log`, and call
 :meth:`MatchChange.save`. That writes everything and registers the post-commit effects
 (cache check-in, broadcast, next timer). Nothing leaves the process before the commit.
+
+Timers: a match has at most one *live* timer, identified by the moment it is due
+(``Match.timer_due``, to the millisecond). A change publishes a new one only when nothing
+live will fire by the next due moment; a live timer that fires early finds nothing due and
+re-arms itself for the current due moment. So a quick table costs one timer per turn
+length, not one per action. A timer carrying any other due moment is superseded and does
+nothing (:func:`apps.matches.services.match_timeout_fire`).
 """
 
 from __future__ import annotations
@@ -28,6 +35,12 @@ AUTO_PLAY_DELAY = timedelta(seconds=1)
 """How long a seat in 托管 takes to act."""
 TIMER_TOLERANCE = timedelta(milliseconds=50)
 """A timer firing this early still counts as on time (clock jitter between processes)."""
+FROZEN_MATCH_FIELDS = frozenset({"id", "room", "club", "variant", "settings", "hands_total",
+                                 "created_at"})
+"""Set when a match is created and never changed: a change does not write them again."""
+MUTABLE_MATCH_FIELDS = [
+    f.name for f in Match._meta.concrete_fields if f.name not in FROZEN_MATCH_FIELDS
+]
 
 
 @dataclass
@@ -100,6 +113,31 @@ class MatchChange:
             due.append(datetime.fromtimestamp(match.dissolve_vote["deadline"] / 1000, tz=UTC))
         return min(due) if due else None
 
+    def arm_timer(self) -> datetime | None:
+        """Make sure a timer fires by the next due moment.
+
+        Returns the due moment of a new timer to publish, now recorded as the live one, or
+        ``None`` when nothing is due or the live timer fires no later than needed.
+        """
+        due = self.next_timer_due()
+        if due is None:
+            return None
+        due = due.replace(microsecond=due.microsecond // 1000 * 1000)
+        live = self.match.timer_due
+        if live is not None and self.now < live <= due:
+            return None
+        self.match.timer_due = due
+        return due
+
+    def save_timer_only(self) -> None:
+        """For a change that logged nothing: arm the next timer (only ``timer_due`` is
+        written), publishing it on commit."""
+        due = self.arm_timer()
+        if due is not None:
+            match_id = self.match.pk
+            Match.objects.filter(pk=match_id).update(timer_due=due)
+            transaction.on_commit(lambda: timer_schedule(match_id, due), robust=True)
+
     def save(self) -> None:
         """Write the match, players, hand and log; register broadcast and timer on commit."""
         if not self.entries:
@@ -108,7 +146,8 @@ class MatchChange:
         match.changed_at = self.now
         if self.new_decision:
             match.decision_version = match.version
-        match.save()
+        due = self.arm_timer()
+        match.save(update_fields=MUTABLE_MATCH_FIELDS)
         MatchEvent.objects.bulk_create(self.entries)
         for player in self.players:
             if _player_fields(player) != self.stored[player.seat]:
@@ -116,26 +155,37 @@ class MatchChange:
         for signal, kwargs in self.signals:
             signal.send(**kwargs)
         updates = frames.updates_for(self)
-        due = self.next_timer_due()
         version, rows, match_id = match.version, self.rows(), match.pk
         if rows.rnd is not None and match.status == Match.Status.PLAYING:
             transaction.on_commit(lambda: state.writer_checkin(match_id, version, rows))
         transaction.on_commit(lambda: broadcast.send_updates(match_id, updates), robust=True)
         if due is not None:
-            transaction.on_commit(lambda: timer_schedule(match_id, version, due), robust=True)
+            transaction.on_commit(lambda: timer_schedule(match_id, due), robust=True)
 
 
 def _player_fields(player: MatchPlayer) -> tuple[int, bool]:
     return player.consecutive_timeouts, player.auto_play
 
 
-def timer_schedule(match_id: int, version: int, due: datetime) -> None:
-    """Queue the ``matches.timeout`` Celery task for this match version, to run at ``due``.
+def timer_schedule(match_id: int, due: datetime) -> str:
+    """Queue the ``matches.timeout`` Celery task of the match's live timer, due at ``due``;
+    return the task's ID.
 
     Nobody reads a timer's result: ``ignore_result`` spares the publisher a subscription
     to the result channel (a Redis ``SUBSCRIBE`` per task, never released) on every send.
     """
     countdown = max(0.0, (due - timezone.now()).total_seconds())
-    celery_app.send_task(
-        TIMEOUT_TASK, args=(match_id, version), countdown=countdown, ignore_result=True
+    result = celery_app.send_task(
+        TIMEOUT_TASK, args=(match_id, timer_token(due)), countdown=countdown, ignore_result=True
     )
+    return str(result.id)
+
+
+def timer_token(due: datetime) -> int:
+    """A timer's identity: its due moment in whole milliseconds since the epoch."""
+    return (due - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(milliseconds=1)
+
+
+def timer_due_of(token: int) -> datetime:
+    """The due moment a timer's token stands for."""
+    return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=token)

@@ -116,8 +116,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         came_online = False
         if self.match_id != match_id:
             self.match_id = match_id
-            group = broadcast.viewer_group(match_id, self.seat)
-            await self.channel_layer.group_add(group, self.channel_name)
+            await self.channel_layer.group_add(broadcast.match_group(match_id), self.channel_name)
             if self.seat is not None:
                 came_online = await _off_loop(
                     presence.presence_join, match_id, self.seat, self.channel_name
@@ -181,7 +180,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         )
         if self.match_id is not None:
             await self.channel_layer.group_discard(
-                broadcast.viewer_group(self.match_id, self.seat), self.channel_name
+                broadcast.match_group(self.match_id), self.channel_name
             )
 
     async def websocket_receive(self, message: dict[str, Any]) -> None:
@@ -241,15 +240,15 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self.send_json({**MatchError("rate_limited").to_json(), "v": self.version})
 
     async def table_update(self, event: dict[str, Any]) -> None:
-        """A committed change: forward it in order, or catch up from the log on a gap."""
-        frame = event["frame"]
-        if frame["v"] <= self.version:
+        """A committed change: forward this connection's own frame in order, or catch up
+        from the log on a gap."""
+        if event["v"] <= self.version:
             return
-        if frame["from"] != self.version:
+        if event["from"] != self.version:
             await self._resync(self.version)
             return
-        self.version = frame["v"]
-        await self.send_json(frame)
+        self.version = event["v"]
+        await self.send(text_data=event["texts"][broadcast.audience(self.seat)])
 
     async def table_presence(self, event: dict[str, Any]) -> None:
         """A seat came online or went offline: forward who is connected (not versioned)."""

@@ -43,6 +43,10 @@ class Match(models.Model):
     )
     changed_at = models.DateTimeField(auto_now_add=True, help_text="最后一次状态变化的时间")
     deadline = models.DateTimeField(null=True, blank=True, help_text="当前决策点的截止时间")
+    timer_due = models.DateTimeField(
+        null=True, blank=True,
+        help_text="已排定的计时器的触发时间；携带其他时间的计时器已被取代，触发时不做任何事",
+    )
     ready_seats = models.JSONField(default=list, help_text="局间已准备的座位")
     dissolve_vote = models.JSONField(
         null=True, blank=True, help_text="进行中的解散投票: proposer, votes, deadline(ms)"

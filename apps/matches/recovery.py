@@ -3,11 +3,10 @@
 A Celery worker holds its countdown timers unacknowledged until they are due; if it is
 killed, Redis hands them out again only after the broker's visibility timeout (an hour by
 default). A timer whose publish failed because Redis was down at commit time is simply gone.
-Either way nobody's turn would time out again. So every worker re-arms the current timer of
-every match in play when it starts, and then, every :data:`SWEEP_SECONDS`, of every match
-whose deadline passed more than :data:`SWEEP_GRACE` ago. Re-arming is always safe: at the
-current version an early timer reschedules itself for the deadline, and a duplicate finds
-the version moved on and does nothing.
+Either way nobody's turn would time out again. So every worker re-arms the timer of every
+match in play when it starts, and then, every :data:`SWEEP_SECONDS`, of every match whose
+live timer was due more than :data:`SWEEP_GRACE` ago and has not fired. Re-arming is always
+safe: the fresh timer supersedes the lost one, which does nothing if it ever fires.
 """
 
 from __future__ import annotations
@@ -21,8 +20,7 @@ from celery.signals import worker_ready, worker_shutdown
 from django.db import close_old_connections
 from django.utils import timezone
 
-from . import selectors
-from .change import timer_schedule
+from . import selectors, services
 
 logger = logging.getLogger(__name__)
 
@@ -35,13 +33,12 @@ _stop = threading.Event()
 
 
 def timers_rearm(*, overdue_at: datetime | None = None) -> int:
-    """Fire now the current timer of every match in play (or of those overdue at
+    """Re-arm the timer of every match in play (or of those whose timer was overdue at
     ``overdue_at``); return how many were armed."""
-    playing = selectors.playing_match_versions(overdue_at=overdue_at)
-    now = timezone.now()
-    for match_id, version in playing:
-        timer_schedule(match_id, version, now)
-    return len(playing)
+    return sum(
+        services.match_timer_rearm(match_id=match_id)
+        for match_id in selectors.playing_match_ids(timer_overdue_at=overdue_at)
+    )
 
 
 def _sweep() -> None:

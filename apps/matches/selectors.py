@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.db.models import Q
+
 from apps.clubs.models import Room, RoomSeat
 from apps.clubs.selectors import membership_role
 
@@ -87,10 +89,13 @@ def table_catchup(match_id: int, since: int, viewer: int | None) -> dict[str, An
     }
 
 
-def playing_match_versions(*, overdue_at: datetime | None = None) -> list[tuple[int, int]]:
-    """``(match id, version)`` of every match in play, or only of those whose decision
-    deadline had passed at ``overdue_at``."""
+def playing_match_ids(*, timer_overdue_at: datetime | None = None) -> list[int]:
+    """IDs of every match in play, or only of those whose live timer was due before
+    ``timer_overdue_at`` and has not fired (or that have none though a deadline passed)."""
     matches = Match.objects.filter(status=Match.Status.PLAYING)
-    if overdue_at is not None:
-        matches = matches.filter(deadline__lt=overdue_at)
-    return list(matches.values_list("pk", "version"))
+    if timer_overdue_at is not None:
+        matches = matches.filter(
+            Q(timer_due__lt=timer_overdue_at)
+            | Q(timer_due__isnull=True, deadline__lt=timer_overdue_at)
+        )
+    return list(matches.values_list("pk", flat=True))

@@ -3,7 +3,8 @@
 
 - :func:`match_start`: a room's seats are all ready → create the match, deal hand 1.
 - :func:`match_act`: a client message from a user (action, ready, 托管 off, dissolve vote).
-- :func:`match_timeout_fire`: a Celery timer for a given version fired.
+- :func:`match_timeout_fire`: the match's live Celery timer fired.
+- :func:`match_timer_rearm`: arm a fresh timer (recovery of a lost one).
 
 Each checks, applies and appends to the log in one transaction; broadcasting and the next
 timer are registered with ``transaction.on_commit``.
@@ -20,7 +21,7 @@ from apps.clubs.models import Room
 from majiang import IllegalActionError
 
 from . import lifecycle, state
-from .change import AUTO_PLAY_DELAY, TIMER_TOLERANCE, MatchChange, timer_schedule
+from .change import AUTO_PLAY_DELAY, TIMER_TOLERANCE, MatchChange, timer_due_of
 from .frames import epoch_ms
 from .models import Match, MatchEvent, MatchPlayer
 from .protocol import ClientMessage, MatchError, parse_client_message, table_event
@@ -155,41 +156,54 @@ def _dissolve_vote(change: MatchChange, player: MatchPlayer, agree: bool) -> Non
     lifecycle.match_close(change, Match.Status.DISSOLVED)
 
 
-def match_timeout_fire(*, match_id: int, version: int) -> bool:
-    """Apply what is due for a timer scheduled at ``version``; return whether it acted.
+def match_timeout_fire(*, match_id: int, token: int) -> bool:
+    """Apply what is due when the match's live timer fires; return whether it acted.
 
-    Does nothing unless the match is still at ``version``. Then, in order: an expired
-    dissolve vote fails; seats in 托管 whose short delay has passed, and every pending seat
-    once the deadline has passed, get the variant's timeout action; between hands, the next
-    hand is dealt once the settlement delay has passed.
+    ``token`` is the timer's due moment (:func:`~apps.matches.change.timer_token`). A timer
+    that is no longer the match's live one (superseded, already used, match over) does
+    nothing. Otherwise, in order: an expired dissolve vote fails; seats in 托管 whose short
+    delay has passed, and every pending seat once the deadline has passed, get the
+    variant's timeout action; between hands, the next hand is dealt once the settlement
+    delay has passed. Then the next timer is armed; a timer that fired early (the
+    decision moved on since it was armed) only does that.
     """
+    due = timer_due_of(token)
     with transaction.atomic():
-        due_now = Match.objects.filter(pk=match_id, version=version, status=Match.Status.PLAYING)
-        if not due_now.exists():
-            # Moved on, over, or deleted (a timer outliving a test match): versions only
-            # grow, so this holds without the lock, and nothing is loaded or rebuilt.
+        live = Match.objects.filter(pk=match_id, timer_due=due, status=Match.Status.PLAYING)
+        if not live.exists():
+            # Superseded, used, or the match is over: nothing is loaded or rebuilt. The
+            # lock below re-checks, since another writer may move on first.
             return False
         change = MatchChange.open(match_id)
         match = change.match
-        if match.version != version or match.status != Match.Status.PLAYING:
+        if match.timer_due != due or match.status != Match.Status.PLAYING:
             _keep_cached_round(change)
             return False
+        match.timer_due = None  # used up: what follows arms the next one
         _expire_vote(change)
         if match.stage == Match.Stage.HAND:
             _timeout_pending_seats(change)
         elif _past(change, match.deadline):
             lifecycle.hand_deal(change)
         if not change.entries:
-            # Fired a little early: look again at the same version.
             _keep_cached_round(change)
-            due = change.next_timer_due()
-            if due is not None:
-                transaction.on_commit(
-                    lambda: timer_schedule(match_id, version, due), robust=True
-                )
+            change.save_timer_only()
             return False
         change.save()
     return True
+
+
+def match_timer_rearm(*, match_id: int) -> bool:
+    """Arm a fresh timer for the match's next due moment, superseding the live one (which
+    may have been lost with a worker or with Redis). Return whether one was armed."""
+    with transaction.atomic():
+        change = MatchChange.open(match_id)
+        _keep_cached_round(change)
+        if change.match.status != Match.Status.PLAYING:
+            return False
+        change.match.timer_due = None
+        change.save_timer_only()
+        return change.match.timer_due is not None
 
 
 def _past(change: MatchChange, moment: Any) -> bool:

@@ -1,8 +1,8 @@
 """Celery tasks of live play: decision timers.
 
-A timer carries the match ID and the version it was scheduled for. When it fires it goes
-through :func:`apps.matches.services.match_timeout_fire`, which does nothing unless the
-match is still at that version.
+A timer carries the match ID and its due moment (its token). When it fires it goes through
+:func:`apps.matches.services.match_timeout_fire`, which does nothing unless it is still the
+match's live timer.
 """
 
 from __future__ import annotations
@@ -14,6 +14,6 @@ from .change import TIMEOUT_TASK
 
 
 @shared_task(name=TIMEOUT_TASK, ignore_result=True)
-def match_timeout(match_id: int, version: int) -> None:
-    """Apply whatever is due at this match's decision point, if it is still current."""
-    services.match_timeout_fire(match_id=match_id, version=version)
+def match_timeout(match_id: int, token: int) -> None:
+    """Apply whatever is due at this match, if this is still its live timer."""
+    services.match_timeout_fire(match_id=match_id, token=token)

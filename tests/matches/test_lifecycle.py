@@ -17,7 +17,6 @@ from apps.clubs.models import Room
 from apps.clubs.routing import websocket_urlpatterns as lobby_urlpatterns
 from apps.clubs.services.rooms import room_ready_set
 from apps.matches import services
-from apps.matches.change import timer_schedule
 from apps.matches.frames import epoch_ms
 from apps.matches.models import Match, MatchEvent
 from apps.matches.protocol import MatchError
@@ -107,7 +106,7 @@ def test_an_unanswered_vote_expires_by_timer(make_table: Any, celery_worker: Ser
     soon = timezone.now() + timedelta(seconds=0.3)
     match.dissolve_vote = {**match.dissolve_vote, "deadline": epoch_ms(soon)}
     match.save(update_fields=["dissolve_vote"])
-    timer_schedule(match.pk, match.version, soon)
+    services.match_timer_rearm(match_id=match.pk)
     wait_until(lambda: Match.objects.get(pk=match.pk).dissolve_vote is None)
     failed = MatchEvent.objects.get(match=match, seq=match.version + 1).payload["events"]
     assert failed == [{"public": {"type": "dissolve_failed", "reason": "expired"}}]

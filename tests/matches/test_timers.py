@@ -20,8 +20,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def hurry(match_id: int, last_version: int | None = None, spare_seat: int | None = None) -> int:
     """Bring the current decision's deadline forward to 0.3 s from now (once per version).
 
-    ``turn_seconds`` cannot go below 5, so the tests shorten each deadline instead; the
-    timer is re-armed for the same version, exactly as the service would.
+    ``turn_seconds`` cannot go below 5, so the tests shorten each deadline instead and arm
+    a fresh timer for it (:func:`services.match_timer_rearm`, as the recovery does).
     """
     match = Match.objects.get(pk=match_id)
     if match.version == last_version or match.deadline is None:
@@ -33,7 +33,7 @@ def hurry(match_id: int, last_version: int | None = None, spare_seat: int | None
     if match.deadline > soon and Match.objects.filter(
         pk=match_id, version=match.version
     ).update(deadline=soon):
-        timer_schedule(match_id, match.version, soon)
+        services.match_timer_rearm(match_id=match_id)
     return match.version
 
 
@@ -78,28 +78,48 @@ def test_a_timeout_discards_the_rightmost_tile(
     assert MatchPlayer.objects.get(match=match, seat=dealer).consecutive_timeouts == 1
 
 
-def test_a_timer_that_fires_after_the_player_acted_does_nothing(
+def _succeeded(worker: ServerProcess, task_id: str) -> bool:
+    return any(f"[{task_id}] succeeded" in line for line in worker.lines)
+
+
+def test_a_superseded_timer_does_nothing(make_table: Any, celery_worker: ServerProcess) -> None:
+    table = make_table()
+    match = table.match
+    live = match.timer_due
+    assert live is not None and live > timezone.now() + timedelta(seconds=5)
+    task = timer_schedule(match.pk, timezone.now() + timedelta(seconds=0.3))  # not live
+    wait_until(lambda: _succeeded(celery_worker, task), timeout=10)
+    match.refresh_from_db()
+    assert (match.version, match.timer_due) == (table.match.version, live)
+    assert timeout_entries(match) == []
+
+
+def test_a_live_timer_that_fires_after_the_player_acted_only_rearms(
     make_table: Any, celery_worker: ServerProcess
 ) -> None:
     table = make_table()
     match = table.match
     dealer = match.hands.get().dealer
-    stale_version = match.version
-    timer_schedule(match.pk, stale_version, timezone.now() + timedelta(seconds=0.5))
+    soon = timezone.now() + timedelta(seconds=0.5)
+    soon = soon.replace(microsecond=soon.microsecond // 1000 * 1000)
+    Match.objects.filter(pk=match.pk).update(timer_due=soon)  # the live timer, due early
+    task = timer_schedule(match.pk, soon)
     from apps.matches.selectors import table_snapshot
 
     me = table_snapshot(match.pk, dealer)["observation"]["me"]
-    tile = me["hand"][0]
     after = services.match_act(
         match_id=match.pk, user=table.users[dealer],
-        payload={"type": "discard", "tile": tile, "v": stale_version},
+        payload={"type": "discard", "tile": me["hand"][0], "v": match.version},
     )
-    wait_until(lambda: sum("matches.timeout" in line and "succeeded" in line
-                           for line in celery_worker.lines) >= 1, timeout=10)
-    time.sleep(0.2)
+    match.refresh_from_db()
+    assert match.timer_due == soon  # acting published nothing: the live timer fires first
+    wait_until(lambda: _succeeded(celery_worker, task), timeout=10)
     match.refresh_from_db()
     assert match.version == after
     assert timeout_entries(match) == []
+    assert match.deadline is not None and match.timer_due == match.deadline.replace(
+        microsecond=match.deadline.microsecond // 1000 * 1000
+    )
 
 
 def test_two_timeouts_enter_auto_play_and_a_player_action_ends_it(

@@ -14,7 +14,9 @@ def celery_repoint(**conf: Any) -> dict[str, Any]:
     pooled connections and producers, the queue set, router and exchange, and the result
     backend. Returns the previous values, to pass back later."""
     previous = {key: app.conf[key] for key in conf}
-    app.conf.update(**conf)
+    # The app reads Django settings with the CELERY namespace; Celery < 5.7 then prefers the
+    # namespaced key (CELERY_TASK_DEFAULT_QUEUE) over the plain one, so set both.
+    app.conf.update(**conf, **{f"CELERY_{key.upper()}": value for key, value in conf.items()})
     app._pool = None
     app.amqp._producer_pool = None
     for cached in _AMQP_CACHES:
