@@ -8,14 +8,24 @@ A committed change is one message to the match group: its version range and, per
 forwards only its own audience's text (``TableConsumer.table_update``), so a client never
 receives another seat's frame, while the change costs one group send and no encoding on the
 event loop. Called only from ``transaction.on_commit``.
+
+A connection that changes a match itself (a player's move, handled by the process's
+database thread) uses :func:`call_then_send`: the committed change's message is then sent
+from the event loop once the call returns, instead of the database thread waiting for
+Redis before it can take the next move.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-from typing import Any
+import weakref
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import Any, TypeVar
 
 from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
 UPDATE_EVENT = "table.update"
@@ -39,10 +49,18 @@ def audience(viewer: int | None) -> str:
     return "watch" if viewer is None else str(viewer)
 
 
+_outbox: ContextVar[list[tuple[str, dict[str, Any]]] | None] = ContextVar(
+    "broadcast_outbox", default=None
+)
+_send_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+    weakref.WeakKeyDictionary()
+)
+T = TypeVar("T")
+
+
 def send_updates(match_id: int, updates: dict[int | None, dict[str, Any]]) -> None:
-    """Send one committed change (each viewer's ``update`` frame) to the match group."""
-    layer = get_channel_layer()
-    assert layer is not None, "CHANNEL_LAYERS must be configured"
+    """Send one committed change (each viewer's ``update`` frame) to the match group, or
+    leave it to :func:`call_then_send` when called inside one."""
     first = next(iter(updates.values()))
     message = {
         "type": UPDATE_EVENT,
@@ -50,7 +68,35 @@ def send_updates(match_id: int, updates: dict[int | None, dict[str, Any]]) -> No
         "v": first["v"],
         "texts": {audience(viewer): json.dumps(frame) for viewer, frame in updates.items()},
     }
+    outbox = _outbox.get()
+    if outbox is not None:
+        outbox.append((match_group(match_id), message))
+        return
+    layer = get_channel_layer()
+    assert layer is not None, "CHANNEL_LAYERS must be configured"
     async_to_sync(layer.group_send)(match_group(match_id), message)
+
+
+async def call_then_send(function: Callable[..., T], **kwargs: Any) -> T:
+    """Run a blocking service call in the database thread, then send the updates its
+    commits produced from the event loop, in commit order.
+
+    The lock keeps this process's sends in the order of the calls that produced them:
+    calls finish in commit order (one database thread), and waiters get the lock in turn.
+    """
+    outbox: list[tuple[str, dict[str, Any]]] = []
+    token = _outbox.set(outbox)
+    try:
+        return await database_sync_to_async(function)(**kwargs)
+    finally:
+        _outbox.reset(token)
+        if outbox:
+            layer = get_channel_layer()
+            assert layer is not None, "CHANNEL_LAYERS must be configured"
+            lock = _send_locks.setdefault(asyncio.get_running_loop(), asyncio.Lock())
+            async with lock:
+                for group, message in outbox:
+                    await layer.group_send(group, message)
 
 
 def send_match_started(room_id: int, match_id: int) -> None:

@@ -215,8 +215,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self._refuse(MatchError("not_seated"))
             return
         try:
-            await database_sync_to_async(services.match_act)(
-                match_id=self.match_id, user=self.user, payload=content
+            await broadcast.call_then_send(
+                services.match_act, match_id=self.match_id, user=self.user, payload=content
             )
         except MatchError as error:
             await self._refuse(error)

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from majiang import Round
 
-from . import presence
 from .models import Hand, Match, MatchEvent, MatchPlayer
 from .protocol import event_for_viewer
 
@@ -81,11 +80,12 @@ def observation_of(rnd: Round | None, viewer: int | None) -> dict[str, Any] | No
 def updates_for(change: MatchChange) -> dict[int | None, dict[str, Any]]:
     """The ``update`` frame of a committed change, for every seat and for spectators.
 
-    Reads the seats' presence from Redis (one round trip) for ``table.players``.
+    Presence is not versioned and not part of a change: ``table.players[].connected`` is
+    ``null`` here (clients keep what the last snapshot or ``presence`` frame said), which
+    spares every move a Redis round trip.
     """
     match = change.match
-    connected = presence.seats_connected(match.pk, [p.seat for p in change.players])
-    table = table_info(match, change.players, change.hand, connected)
+    table = table_info(match, change.players, change.hand, None)
     since = change.entries[0].seq - 1
     viewers: list[int | None] = [p.seat for p in change.players]
     viewers.append(None)

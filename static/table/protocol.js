@@ -50,7 +50,12 @@ export function applyFrame(view, msg) {
     view.match = table;
     view.stage = table.stage;
     view.deadline = toMillis(table.deadline);
-    if (Array.isArray(table.players)) view.players = table.players;
+    if (Array.isArray(table.players)) {
+      // `connected` is null in updates (presence is not versioned): keep what we knew.
+      const known = new Map(view.players.map((p) => [p.seat, p.connected]));
+      view.players = table.players.map((p) => (
+        p.connected === null && known.has(p.seat) ? { ...p, connected: known.get(p.seat) } : p));
+    }
     view.dissolve = table.dissolve || null;
   }
   if (Array.isArray(msg.events)) view.events = view.events.concat(msg.events).slice(-30);

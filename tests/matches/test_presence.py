@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.django_db(transaction=True)]
 TIMEOUT = 10
 
 
-def connected_of(frame: dict[str, Any]) -> list[bool]:
+def connected_of(frame: dict[str, Any]) -> list[bool | None]:
     """The ``connected`` flags by seat from a snapshot/update (``table``) or presence frame."""
     players = frame["table"]["players"] if "table" in frame else frame["players"]
     return [p["connected"] for p in sorted(players, key=lambda p: p["seat"])]
@@ -66,7 +66,9 @@ async def test_a_seat_stays_online_until_its_last_connection_closes(make_table: 
 
 
 @pytest.mark.asyncio
-async def test_update_frames_carry_presence(make_table: Any) -> None:
+async def test_update_frames_leave_presence_to_snapshots_and_presence_frames(
+    make_table: Any,
+) -> None:
     table = await database_sync_to_async(make_table)()
     comms, latest = [], []
     for user in table.users[:3]:
@@ -79,7 +81,8 @@ async def test_update_frames_carry_presence(make_table: Any) -> None:
     while frame["type"] == "presence":
         frame = await comms[0].receive_json_from(TIMEOUT)
     assert frame["type"] == "update"
-    assert connected_of(frame) == [True, True, True, False]
+    assert connected_of(frame) == [None] * 4  # not versioned: not part of a change
+    assert connected_of(latest[2]) == [True, True, True, False]  # the last snapshot knew
     for comm in comms:
         await comm.disconnect()
 

@@ -73,8 +73,9 @@ class TableClient:
                 if frame["type"] in ("snapshot", "update", "catchup"):
                     self.frames.append(frame)
                     self.latest = frame
-                    self.connected.update(
+                    self.connected.update(  # null in updates: presence frames tell
                         (p["seat"], p["connected"]) for p in frame["table"]["players"]
+                        if p["connected"] is not None
                     )
                 return frame
 
