@@ -62,7 +62,9 @@ def match_act(*, match_id: int, user: Any, payload: Any) -> int:
 def _keep_cached_round(change: MatchChange) -> None:
     """Put back a round that a refused message left unchanged."""
     if change.rnd is not None and not change.entries:
-        state.writer_checkin(change.match.pk, change.match.version, change.rows())
+        state.writer_checkin(
+            change.match.pk, change.match.version, change.rows(), changed=False
+        )
 
 
 def _dispatch(change: MatchChange, user: Any, message: ClientMessage) -> None:

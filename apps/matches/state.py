@@ -13,12 +13,24 @@ This is sound because those rows of a playing match are written only inside a
 
 Writers *check out* the cached entry (removing it, so a failed transaction can never leave
 a half-applied round or row behind) and *check in* the new one after commit.
+
+When the players of a table are connected to different processes (or a Celery timer acts),
+consecutive changes of a match are made by different processes, and each would find its own
+entry one version behind. A process that finds that a match was changed elsewhere marks it
+*shared*: from then on it also publishes its entry to the Django cache (Redis) after each
+change, and looks there before rebuilding. The entry is verified against the locked row's
+version in the same way, so a stale or missing copy only costs the rebuild. A table served
+by one process never touches the cache.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass
+
+from django.core.cache import cache
+from redis.exceptions import RedisError
 
 from majiang import Action, Round, get_variant
 from majiang.record import apply_recorded
@@ -35,8 +47,18 @@ class WriterState:
     rnd: Round | None
 
 
+logger = logging.getLogger(__name__)
+
 _cache: dict[int, tuple[int, WriterState]] = {}
 _cache_lock = threading.Lock()
+_shared: set[int] = set()
+"""Matches this process has seen changed by another process."""
+SHARED_SECONDS = 3600
+"""How long a published entry stays in the shared cache."""
+
+
+def _shared_key(match_id: int) -> str:
+    return f"matches:writer:{match_id}"
 
 
 def round_rebuild(match: Match, hand: Hand, *, upto: int | None = None) -> Round:
@@ -62,12 +84,18 @@ def writer_checkout(match: Match) -> WriterState:
     match row lock.
 
     Takes the cached entry out of the cache. When its version matches, its rows are used
-    (re-attached to ``match``) without a query; else they are loaded and the round is
-    rebuilt from the log. Give it back with :func:`writer_checkin` once the change is
+    (re-attached to ``match``) without a query. Otherwise, for a shared match, the copy in
+    the shared cache is tried the same way; failing that the rows are loaded and the round
+    is rebuilt from the log. Give it back with :func:`writer_checkin` once the change is
     committed.
     """
     with _cache_lock:
         cached = _cache.pop(match.pk, None)
+        if cached is not None and cached[0] != match.version:
+            _shared.add(match.pk)  # another process changed it since
+        shared = match.pk in _shared
+    if (cached is None or cached[0] != match.version) and shared:
+        cached = _shared_get(match.pk)
     if cached is not None and cached[0] == match.version:
         rows = cached[1]
         for player in rows.players:
@@ -81,14 +109,30 @@ def writer_checkout(match: Match) -> WriterState:
     return WriterState(players, hand, rnd)
 
 
-def writer_checkin(match_id: int, version: int, rows: WriterState) -> None:
-    """Cache ``rows`` as the match's state at ``version`` (call after commit)."""
+def writer_checkin(match_id: int, version: int, rows: WriterState, *, changed: bool = True) -> None:
+    """Cache ``rows`` as the match's state at ``version`` (call after commit); a shared
+    match's entry is also published, unless nothing ``changed``."""
     if rows.rnd is None:
         return
     with _cache_lock:
         current = _cache.get(match_id)
         if current is None or current[0] < version:
             _cache[match_id] = (version, rows)
+        shared = match_id in _shared
+    if shared and changed:
+        try:
+            cache.set(_shared_key(match_id), (version, rows), SHARED_SECONDS)
+        except RedisError:
+            logger.warning("match %s: could not publish the writer state", match_id)
+
+
+def _shared_get(match_id: int) -> tuple[int, WriterState] | None:
+    try:
+        entry: tuple[int, WriterState] | None = cache.get(_shared_key(match_id))
+    except RedisError:
+        logger.warning("match %s: could not read the shared writer state", match_id)
+        return None
+    return entry
 
 
 def round_read(match: Match, hand: Hand) -> Round:
@@ -101,6 +145,12 @@ def round_read(match: Match, hand: Hand) -> Round:
 
 
 def round_forget(match_id: int) -> None:
-    """Drop the cached round of a match (its hand ended, or it is over)."""
+    """Drop the cached state of a match, here and in the shared cache (after its rows were
+    changed outside a :class:`~apps.matches.change.MatchChange`, e.g. by an admin fix)."""
     with _cache_lock:
         _cache.pop(match_id, None)
+        _shared.discard(match_id)
+    try:
+        cache.delete(_shared_key(match_id))
+    except RedisError:
+        logger.warning("match %s: could not drop the shared writer state", match_id)

@@ -1,0 +1,68 @@
+"""The writer's verified state cache (``apps/matches/state.py``): statements per move.
+
+A move by the process that made the previous change costs three statements (lock and read
+the match row, update it, insert the log row). A move after a change made by another
+process is simulated here by putting back this process's older cache entry: the first such
+move rebuilds from the log and marks the match shared; from then on each process publishes
+its entry to the shared cache and the next move after a foreign change is three statements
+again. Nothing is used unless its version equals the locked row's.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from apps.matches import services, state
+from apps.matches.models import Match
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _move(table: Any) -> int:
+    """One legal move of the first seat that can act; return the statements it took."""
+    match = Match.objects.get(pk=table.match.pk)
+    hand = match.hands.order_by("-number").first()
+    rnd = state.round_read(match, hand)
+    seat = next(s for s in range(4) if rnd.legal_actions(s))
+    payload = {**rnd.legal_actions(seat)[0].to_json(), "v": match.version}
+    payload.pop("seat")
+    with CaptureQueriesContext(connection) as queries:
+        services.match_act(match_id=match.pk, user=table.users[seat], payload=payload)
+    return sum(not q["sql"].upper().startswith(("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE"))
+               for q in queries.captured_queries)
+
+
+def _forget_last_change(match_id: int, older: bytes) -> None:
+    """Make this process's cache look as if the last change had been made elsewhere."""
+    with state._cache_lock:
+        state._cache[match_id] = pickle.loads(older)
+
+
+def test_moves_of_one_process_take_three_statements(make_table: Any) -> None:
+    table = make_table()
+    assert [_move(table) for _ in range(3)] == [3, 3, 3]
+
+
+def test_after_a_change_elsewhere_the_shared_copy_spares_the_rebuild(make_table: Any) -> None:
+    table = make_table()
+    match_id = table.match.pk
+    state._shared.discard(match_id)
+    older = pickle.dumps(state._cache[match_id])
+    assert _move(table) == 3
+    _forget_last_change(match_id, older)
+    # Stale entry: the match is marked shared, nothing is published yet, so rebuild.
+    assert _move(table) > 3
+    assert match_id in state._shared
+    older = pickle.dumps(state._cache[match_id])
+    assert _move(table) == 3  # ours again: the local entry, and it is published
+    _forget_last_change(match_id, older)
+    assert _move(table) == 3  # a change "elsewhere", read back from the shared cache
+    # What it read matches the log exactly.
+    match = Match.objects.get(pk=match_id)
+    hand = match.hands.order_by("-number").first()
+    assert state._cache[match_id][1].rnd.snapshot() == state.round_rebuild(match, hand).snapshot()
