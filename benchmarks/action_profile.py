@@ -126,6 +126,9 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
           f"{statistics.median(thread_cpu) * 1e3:.2f} ms (database thread), whole step "
           f"{statistics.median(step_cpu) * 1e3:.2f} ms (with the send), "
           f"SQL median {statistics.median(queries)}")
+    cuts = statistics.quantiles(thread_cpu, n=100)
+    print(f"match_act CPU p90 {cuts[89] * 1e3:.2f} ms, p99 {cuts[98] * 1e3:.2f} ms, "
+          f"max {max(thread_cpu) * 1e3:.2f} ms; SQL max {max(queries)}")
     if profiler:
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(70)
 

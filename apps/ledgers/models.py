@@ -36,6 +36,15 @@ class AppendOnlyError(Exception):
 class AppendOnlyQuerySet(models.QuerySet[Any]):
     """A queryset that can read and insert, never update or delete."""
 
+    def bulk_create(self, objs: Any, *args: Any, **kwargs: Any) -> list[Any]:
+        """Insert new rows, each signed as :meth:`AppendOnlyModel.save` would."""
+        objs = list(objs)
+        for obj in objs:
+            if not obj._state.adding:
+                raise AppendOnlyError("账本记录不可修改")
+            obj.signature = obj.compute_signature()
+        return super().bulk_create(objs, *args, **kwargs)
+
     def update(self, **kwargs: Any) -> int:
         """Refused: ledger rows never change."""
         raise AppendOnlyError("账本记录不可修改")

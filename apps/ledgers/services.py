@@ -58,22 +58,23 @@ def ledger_hand_post(*, hand: Hand) -> list[LedgerEntry]:
             "club_id": match.club_id, "room_id": match.room_id, "match_id": match.pk,
             "variant": match.variant, "occurred_at": hand.ended_at,
         }
-        entries = []
-        for line_no, line in enumerate(recomputed.lines, start=1):
-            entry = LedgerEntry(
+        entries = LedgerEntry.objects.bulk_create([
+            LedgerEntry(
                 kind=LedgerEntry.Kind.SETTLEMENT, hand=hand, line_no=line_no,
                 payer_id=users[line.payer], payee_id=users[line.payee],
                 payer_seat=line.payer, payee_seat=line.payee, category=line.category,
                 points=line.points, base_stake=stake, amount=line.points * stake,
                 ruling=line.ruling, note=line.note, **common,
             )
-            entry.save()
-            entries.append(entry)
-        for seat, points in enumerate(recomputed.totals):
+            for line_no, line in enumerate(recomputed.lines, start=1)
+        ])
+        HandResult.objects.bulk_create([
             HandResult(
                 hand=hand, user_id=users[seat], seat=seat, points=points,
                 amount=points * stake, won=seat in recomputed.winners, **common,
-            ).save()
+            )
+            for seat, points in enumerate(recomputed.totals)
+        ])
     return entries
 
 

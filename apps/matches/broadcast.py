@@ -66,7 +66,7 @@ def send_updates(match_id: int, updates: dict[int | None, dict[str, Any]]) -> No
         "type": UPDATE_EVENT,
         "from": first["from"],
         "v": first["v"],
-        "texts": {audience(viewer): json.dumps(frame) for viewer, frame in updates.items()},
+        "texts": {audience(viewer): _encode(frame) for viewer, frame in updates.items()},
     }
     outbox = _outbox.get()
     if outbox is not None:
@@ -75,6 +75,11 @@ def send_updates(match_id: int, updates: dict[int | None, dict[str, Any]]) -> No
     layer = get_channel_layer()
     assert layer is not None, "CHANNEL_LAYERS must be configured"
     async_to_sync(layer.group_send)(match_group(match_id), message)
+
+
+def _encode(frame: dict[str, Any]) -> str:
+    """A frame as compact JSON text (UTF-8 on the wire: names are not escaped)."""
+    return json.dumps(frame, separators=(",", ":"), ensure_ascii=False)
 
 
 async def call_then_send(function: Callable[..., T], **kwargs: Any) -> T:

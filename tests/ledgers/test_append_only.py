@@ -35,6 +35,18 @@ def test_the_orm_refuses_updates_and_deletes(finished_table: Table, model: type)
     assert model.objects.get(pk=row.pk).points != 12345
 
 
+def test_bulk_inserted_rows_are_signed_and_existing_rows_refused(finished_table: Table) -> None:
+    # Settlement lines are inserted in bulk: each gets its signature, as save() would give.
+    rows = list(LedgerEntry.objects.filter(kind=LedgerEntry.Kind.SETTLEMENT))
+    assert rows and all(row.signature_valid() for row in rows)
+    with pytest.raises(AppendOnlyError):
+        LedgerEntry.objects.bulk_create([rows[0]])
+    copy = LedgerEntry.objects.get(pk=rows[0].pk)
+    copy.pk, copy._state.adding, copy.line_no, copy.signature = None, True, 999, ""
+    (inserted,) = LedgerEntry.objects.bulk_create([copy])
+    assert LedgerEntry.objects.get(pk=inserted.pk).signature_valid()
+
+
 @pytest.mark.parametrize("model", MODELS)
 def test_a_database_trigger_refuses_raw_updates(finished_table: Table, model: type) -> None:
     row = model.objects.first()
