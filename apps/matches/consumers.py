@@ -206,7 +206,10 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             since = content.get("v")
             if self.match_id is not None:
                 valid = isinstance(since, int) and not isinstance(since, bool)
-                await self._resync(since if valid else None)
+                try:
+                    await self._resync(since if valid else None)
+                except (OperationalError, InterfaceError):
+                    await self._unavailable()
             return
         if self.match_id is None:
             await self._refuse(MatchError("no_match"))
@@ -222,9 +225,13 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self._refuse(error)
         except (OperationalError, InterfaceError):
             # The database is unreachable: the transaction rolled back. (Had the link dropped
-            # during COMMIT itself, the move may be saved: a resync with ``hello`` shows it.)
-            logger.warning("match %s: database unavailable, message refused", self.match_id)
-            await self._refuse(MatchError("unavailable", UNAVAILABLE_MESSAGE))
+            # during COMMIT itself, the move may be saved: the client's ``hello`` resync,
+            # which it repeats after ``unavailable``, shows it.)
+            await self._unavailable()
+
+    async def _unavailable(self) -> None:
+        logger.warning("match %s: database unavailable, message refused", self.match_id)
+        await self._refuse(MatchError("unavailable", UNAVAILABLE_MESSAGE))
 
     async def _refuse(self, error: MatchError) -> None:
         if not self.bucket.take(self.error_cost):

@@ -63,6 +63,9 @@ function toast(text) {
   toastTimer = setTimeout(() => { toastEl.hidden = true; }, 3000);
 }
 
+const RESYNC_MS = 2000;
+let resyncTimer = null;
+
 const conn = new Connection(config.ws, {
   hello: () => resumeMessage(view),
   onStatus(status) {
@@ -73,11 +76,21 @@ const conn = new Connection(config.ws, {
   onMessage(msg) {
     const kind = applyFrame(view, msg);
     if (kind === "error") {
+      if (msg.code === "unavailable") {
+        // The server cannot reach its database: say so, and resync until it can (a move
+        // whose reply was lost may have been saved; the catch-up shows it).
+        banner.hidden = false;
+        banner.textContent = msg.message || "服务器正在重连…";
+        clearTimeout(resyncTimer);
+        resyncTimer = setTimeout(() => conn.send(resumeMessage(view)), RESYNC_MS);
+        return;
+      }
       // A stale action raced a newer state, which is already on its way: no need to alarm.
       if (msg.code !== "stale_version") toast(msg.message || "操作无效");
       return;
     }
     if (kind !== "state") return;
+    if (document.body.dataset.connection === "open") banner.hidden = true;
     const obs = view.observation;
     followBaogangPanel(obs);
     if (!obs || !obs.me || !(obs.me.legal || []).length) {

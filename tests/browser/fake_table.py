@@ -21,6 +21,10 @@ WS_PATTERN = re.compile(r".*/ws/rooms/[^/]+/$")
 NAMES = ["张三", "李四", "王五", "赵六"]
 
 
+UNAVAILABLE = {"type": "error", "code": "unavailable", "v": None,
+               "message": "服务器暂时无法保存操作，正在重连，请稍后再试"}
+
+
 class FakeTable:
     """One room's table: a round, its version, and the pages watching it."""
 
@@ -40,6 +44,8 @@ class FakeTable:
         self.ready: list[int] = []
         self.dissolve: dict[str, Any] | None = None
         self.match_totals = [0] * rnd.players
+        self.outage = False
+        """While set, every message is answered as a server without its database would."""
 
     def attach(self, page: Any, viewer: int | None) -> None:
         """Answer ``page``'s table socket as ``viewer`` (a seat, or None for a spectator)."""
@@ -105,6 +111,9 @@ class FakeTable:
     def _receive(self, ws: Any, viewer: int | None, message: str | bytes) -> None:
         data = json.loads(message)
         self.sent.append({"viewer": viewer, **data})
+        if self.outage:
+            self._send(ws, UNAVAILABLE)
+            return
         if data["type"] == "hello":
             self._send(ws, self.frame("snapshot", viewer))
             return
@@ -143,6 +152,11 @@ class FakeTable:
             return
         self.version += 1
         self.broadcast()
+
+    def refuse_unavailable(self) -> None:
+        """Answer every page as if its last move had found the database unreachable."""
+        for ws, _ in list(self.routes):
+            self._send(ws, UNAVAILABLE)
 
     def broadcast(self) -> None:
         """Send every watching page its update."""

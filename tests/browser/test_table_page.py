@@ -7,6 +7,7 @@ answered in-process by :class:`FakeTable`, which runs a real ``majiang`` round.
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import pytest
@@ -443,3 +444,23 @@ def test_connection_badges_follow_presence(browser, live_server, room):
     assert badges() == {0: "在线", 1: "在线", 2: "离线", 3: ""}
     # A presence frame changes no version: the page's version stays where it was.
     assert page.evaluate("document.body.dataset.version") == str(table.version)
+
+
+def test_database_outage_shows_reconnecting_and_resyncs_until_back(browser, live_server, room):
+    table = FakeTable(duyun_round())
+    page = open_page(browser, live_server, room["users"][0], table, 0)
+    page.wait_for_selector("#my-hand .tile")
+    assert page.is_hidden("#reconnect-banner")
+    table.outage = True
+    table.refuse_unavailable()
+    page.wait_for_selector("#reconnect-banner:visible")
+    assert "重连" in page.inner_text("#reconnect-banner")
+    hellos = lambda: sum(m["type"] == "hello" for m in table.sent)  # noqa: E731
+    before = hellos()
+    deadline = time.monotonic() + 8
+    while hellos() < before + 2 and time.monotonic() < deadline:  # it keeps trying
+        page.wait_for_timeout(200)
+    assert hellos() >= before + 2
+    assert page.is_visible("#reconnect-banner")
+    table.outage = False
+    page.wait_for_selector("#reconnect-banner", state="hidden", timeout=8000)

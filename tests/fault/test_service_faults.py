@@ -316,6 +316,10 @@ def test_postgres_briefly_unavailable(cluster: Cluster) -> None:
             assert reply["code"] == "unavailable" and "重连" in reply["message"], reply
             refusals.append(reply)
             time.sleep(0.5)
+        # A resync (hello) during the outage is refused the same way; the socket stays open.
+        t.ws[seat].send(json.dumps({"type": "hello", "v": t.latest[seat]["v"]}))
+        reply = _state(t.ws[seat])
+        assert reply["type"] == "error" and reply["code"] == "unavailable", reply
         assert t.version() == before, "the match changed during the outage"
         time.sleep(max(0.0, 3 - (time.monotonic() - outage)))
         proxy.resume()
