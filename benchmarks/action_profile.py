@@ -56,12 +56,15 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
 
     from apps.matches import broadcast, services, state  # noqa: PLC0415
     from apps.matches.models import Match  # noqa: PLC0415
+    from majiang import get_variant  # noqa: PLC0415
     from tests.security.helpers import build_table  # noqa: PLC0415
 
     redis.Redis.from_url(args.redis_url).flushdb()
     call_command("migrate", interactive=False, verbosity=0)
-    tables = [build_table("duyun" if i % 2 else "zigong", turn_seconds=30)
-              for i in range(args.tables)]
+    variants = ["duyun" if i % 2 else "zigong" for i in range(args.tables)]
+    tables = [build_table(v, turn_seconds=30,
+                          hands_per_match=max(get_variant(v).schema["hands_per_match"].choices))
+              for v in variants]
     layer = get_channel_layer()
     for t in tables:
         group = broadcast.match_group(t.match.pk)
@@ -106,13 +109,17 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
 
     async def play(count: int) -> None:
         """Like ``TableConsumer``: the service in the database thread, then the send."""
-        i = 0
+        i, idle = 0, 0
         while len(thread_cpu) < count:
             t = tables[i % len(tables)]
             i += 1
             move = await database_sync_to_async(next_move)(t)
             if move is None:
+                idle += 1
+                if idle > 2 * len(tables):
+                    raise SystemExit("every match is over: use more --tables")
                 continue
+            idle = 0
             c0 = time.process_time()
             await broadcast.call_then_send(act, match_id=move[0], user=move[1], payload=move[2])
             step_cpu.append(time.process_time() - c0)

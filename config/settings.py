@@ -96,6 +96,10 @@ else:
     # One test database per test run (process), so concurrent runs on one server never
     # collide (pytest-xdist appends its worker suffix to this name).
     DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        # Parameters travel apart from the SQL, and psycopg prepares statements it sees
+        # repeatedly: less work per move on both sides than client-side interpolation.
+        DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "accounts.User"
