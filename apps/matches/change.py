@@ -182,7 +182,11 @@ def timer_schedule(match_id: int, due: datetime) -> str:
 
 
 def timer_token(due: datetime) -> int:
-    """A timer's identity: its due moment in whole milliseconds since the epoch."""
+    """A timer's identity: its due moment in whole milliseconds since the epoch.
+
+    Exact integer arithmetic, unlike :func:`frames.epoch_ms` (a float product, fine for a
+    countdown): a token must map back to the very ``timer_due`` it was made from.
+    """
     return (due - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(milliseconds=1)
 
 

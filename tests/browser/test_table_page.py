@@ -168,11 +168,10 @@ def test_waiting_hints_count_unseen_copies(browser, live_server, room):
     assert "共剩10张" in page.inner_text("#wait-hints")
 
 
-def test_baogang_dialogue_messages(browser, live_server, room):
-    # 自贡 case 3 of the seed: seat 1 may declare with 1p or 1s ticked, but not both.
-    variant = get_variant("zigong")
+def baogang_case3_round() -> Round:
+    """自贡 case 3 of the seed: seat 1 may declare with 1p or 1s ticked, but not both."""
     rnd, _ = deal_scenario(
-        variant,
+        get_variant("zigong"),
         {},
         dealer=0,
         hands=[
@@ -182,6 +181,12 @@ def test_baogang_dialogue_messages(browser, live_server, room):
             "2s2s3s3s4s4s5s5s6s6s7s7s8s",
         ],
     )
+    return rnd
+
+
+def test_baogang_dialogue_messages(browser, live_server, room):
+    # 自贡 case 3 of the seed: seat 1 may declare with 1p or 1s ticked, but not both.
+    rnd = baogang_case3_round()
     table = FakeTable(rnd)
     page = open_page(browser, live_server, room["users"][1], table, 1)
     page.click("#actions .act-declare:has-text('报叫')")
@@ -211,17 +216,7 @@ def test_baogang_dialogue_messages(browser, live_server, room):
 
 def test_baogang_dialogue_bubao(browser, live_server, room):
     # The same hand; 不报 answers the panel: 报叫 stands, with no 报杠 (Z20).
-    rnd, _ = deal_scenario(
-        get_variant("zigong"),
-        {},
-        dealer=0,
-        hands=[
-            "4s5s6s7s8s9s4p5p6p7p8p9p9s9p",
-            "1p1p1p2p3p1s1s1s2s3s6s7s8s",
-            "2p2p3p3p4p4p5p5p6p6p7p7p8p",
-            "2s2s3s3s4s4s5s5s6s6s7s7s8s",
-        ],
-    )
+    rnd = baogang_case3_round()
     table = FakeTable(rnd)
     page = open_page(browser, live_server, room["users"][1], table, 1)
     page.click("#actions .act-declare:has-text('报叫')")
