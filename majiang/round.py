@@ -690,6 +690,8 @@ class Round:
 
     def _resolve_rob(self, tile: Tile, konger: int, winners: list[int]) -> list[Event]:
         if not winners:
+            # Back to the konger's turn, so the kong joins this turn's earlier ones (Z15).
+            self.phase = Phase.TURN
             return self._make_kong(konger, tile, MeldKind.ADDED_KONG, None)
         events = self._record_wins(winners, tile, WinSource.ROBBING, konger)
         multi_use = self.variant.multi_use(self)

@@ -155,6 +155,27 @@ def test_Z15_two_winners_void_the_kong_money() -> None:
     assert rnd.settlement().summary["void_kongs"] == [0]
 
 
+def test_Z15_transfer_covers_every_kong_of_the_turn_after_a_passed_rob() -> None:
+    """暗杠, then a 补杠 whose rob is passed, then the discard is won by one seat: the money
+    of both kongs of that turn moves to the winner ("every kong that player made in that
+    turn"), not only the last one's."""
+    rnd = deal(
+        ["3333p66s12s78s2p5p8p9p", "6s45s456p789p999s1p", "123s789s567p46p11p"],
+        draws="1p8s2s9p", back="6s2p", chajiao_tuishui=False, tiandihu=False,
+    )
+    act(
+        rnd,
+        "1 pass; 2 pass; 0 discard 1s; 1 discard 6s; 0 pung 6s; 0 discard 2s; 1 discard 8s;"
+        " 2 discard 2s; 0 kong 3p; 0 kong 6s",
+    )
+    assert rnd.pending() == (1,)  # seat 1 waits on 6s and may rob the 补杠
+    act(rnd, "1 pass; 0 discard 5p; 2 win")
+    assert rnd.wins[0].turn_kongs == (0, 1)
+    play_out(rnd)
+    transfers = [line for line in lines(rnd) if line[2] == "呼叫转移"]
+    assert transfers == [(0, 2, "呼叫转移", 4, "Z15"), (0, 2, "呼叫转移", 2, "Z15")]
+
+
 ROB_HANDS = ["66s1234s1234p88s9p5p", "57s123p456p789p99s", "1234s1234p5678p9s"]
 ROB_SCRIPT = (
     "1 pass; 0 discard 5p; 1 discard 7p; 2 discard 6s; 1 pass; 0 pung 6s; 0 discard 9p;"
