@@ -140,19 +140,20 @@ WHITENOISE_USE_FINDERS = DEBUG
 WHITENOISE_AUTOREFRESH = DEBUG
 
 REDIS_URL = env("REDIS_URL", default=EMBEDDED_REDIS_URL)
+# Redis pub/sub: a group send is one PUBLISH, and each daphne process receives it once and
+# hands it to its own connections in that group. (The list-based ``core`` layer stores and
+# pops a copy per connection: twice the CPU per update and higher latency, measured in
+# docs/benchmarks.md.) Delivery is at most once; consumers catch up from the match log when
+# they see a gap or stay quiet too long (apps/matches/consumers.py).
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
-        # redis-py caps an async pool at 100 connections by default; every open socket
-        # holds one for its receive loop, so a busy daphne process needs far more.
+        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
         "CONFIG": {
             "hosts": [
                 {
                     "address": REDIS_URL,
-                    "max_connections": env.int("REDIS_MAX_CONNECTIONS", default=2000),
-                    # redis-py >= 8 defaults socket_timeout to 5 s, the same as the layer's
-                    # 5 s BZPOPMIN: an idle connection's receive then times out and the
-                    # consumer dies. Allow the blocking read plus margin.
+                    # redis-py >= 8 defaults socket_timeout to 5 s; keep commands patient
+                    # through a busy Redis rather than dropping the connection.
                     "socket_timeout": 15,
                 }
             ]

@@ -60,7 +60,7 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with embedded_redis(tmp_path_factory.mktemp("redis")) as url:
         layers = copy.deepcopy(settings.CHANNEL_LAYERS)
         hosts = layers["default"]["CONFIG"]["hosts"]
-        # Keep the host's options (socket_timeout, max_connections); change the address.
+        # Keep the host's options (socket_timeout); change the address.
         hosts[0] = {**hosts[0], "address": url} if isinstance(hosts[0], dict) else url
         with override_settings(
             REDIS_URL=url, CHANNEL_LAYERS=layers, CELERY_BROKER_URL=url, CELERY_RESULT_BACKEND=url

@@ -13,12 +13,18 @@ A connection that changes a match itself (a player's move, handled by the proces
 database thread) uses :func:`call_then_send`: the committed change's message is then sent
 from the event loop once the call returns, instead of the database thread waiting for
 Redis before it can take the next move.
+
+The layer is Redis pub/sub, so a send is fire-and-forget: one that fails (Redis away) is
+logged and dropped. The change is safe in the log, and every connection that forwarded
+nothing for a few seconds checks the match's version and catches up
+(``TableConsumer._catch_up_if_behind``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import weakref
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -27,6 +33,7 @@ from typing import Any, TypeVar
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
+from redis.exceptions import RedisError
 
 UPDATE_EVENT = "table.update"
 MATCH_STARTED_EVENT = "table.match_started"
@@ -56,6 +63,7 @@ _send_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] 
     weakref.WeakKeyDictionary()
 )
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 
 
 def send_updates(match_id: int, updates: dict[int | None, dict[str, Any]]) -> None:
@@ -101,7 +109,11 @@ async def call_then_send(function: Callable[..., T], **kwargs: Any) -> T:
             lock = _send_locks.setdefault(asyncio.get_running_loop(), asyncio.Lock())
             async with lock:
                 for group, message in outbox:
-                    await layer.group_send(group, message)
+                    try:
+                        await layer.group_send(group, message)
+                    except (RedisError, OSError):
+                        logger.warning("%s: update v%s not sent (Redis unreachable)",
+                                       group, message.get("v"))
 
 
 def send_match_started(room_id: int, match_id: int) -> None:

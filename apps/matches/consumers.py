@@ -6,6 +6,12 @@ messages to :func:`apps.matches.services.match_act`, and forwards committed upda
 the channel layer in version order, catching up from the log when it sees a gap. A seated
 connection also keeps its seat's presence (:mod:`apps.matches.presence`) alive and tells the
 table when a seat comes online or goes offline (a ``presence`` frame).
+
+The channel layer is Redis pub/sub: at most once. An update published while this process's
+subscription was reconnecting is lost, and so is one whose commit outlived a dropped
+database link. A gap shows at the next update; a lost *last* update would leave the client
+waiting, so a connection that has forwarded nothing for :data:`VERSION_CHECK_SECONDS` reads
+the match's version and catches up if it is behind.
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ CLOSE_FORBIDDEN = 4403
 CLOSE_NO_ROOM = 4404
 UNAVAILABLE_MESSAGE = "服务器暂时无法保存操作，正在重连，请稍后再试"
 """Sent with the ``unavailable`` error when the database cannot be reached."""
+VERSION_CHECK_SECONDS = 5.0
+"""A connection that forwarded nothing for this long checks that it has missed nothing."""
 
 logger = logging.getLogger(__name__)
 
@@ -96,6 +104,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self.version = -1
         self.seats: list[int] = []
         self.heartbeat: asyncio.Task[None] | None = None
+        self.sent_at = time.monotonic()
+        # Held while a frame is chosen and sent, so frames leave in version order.
+        self.order = asyncio.Lock()
         self.bucket = TokenBucket(self.messages_per_second, self.message_burst)
         self.limited_notice_at = 0.0
         await self.accept()
@@ -121,12 +132,17 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                 came_online = await _off_loop(
                     presence.presence_join, match_id, self.seat, self.channel_name
                 )
+            if self.heartbeat is None:
                 self.heartbeat = asyncio.create_task(self._heartbeat())
         await self._resync(since)
         if came_online:
             await self._presence_broadcast()
 
     async def _resync(self, since: int | None) -> None:
+        async with self.order:
+            await self._resync_in_order(since)
+
+    async def _resync_in_order(self, since: int | None) -> None:
         assert self.match_id is not None
         if since is None:
             frame = await database_sync_to_async(selectors.table_snapshot)(
@@ -138,16 +154,38 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             )
         self.version = frame["v"]
         self.seats = [p["seat"] for p in frame["table"]["players"]]
+        self.sent_at = time.monotonic()
         await self.send_json(frame)
 
     async def _heartbeat(self) -> None:
-        """Keep this connection's presence alive; report seats whose connections died."""
-        assert self.match_id is not None and self.seat is not None
+        """Catch up after a quiet spell that may hide a lost update; for a seat, keep its
+        presence alive and report seats whose connections died."""
+        assert self.match_id is not None
+        refreshed_at = time.monotonic()
         while True:
-            await asyncio.sleep(presence.HEARTBEAT_SECONDS)
+            await asyncio.sleep(VERSION_CHECK_SECONDS)
+            if time.monotonic() - self.sent_at >= VERSION_CHECK_SECONDS:
+                await self._catch_up_if_behind()
+            if self.seat is None or time.monotonic() - refreshed_at < presence.HEARTBEAT_SECONDS:
+                continue
+            refreshed_at = time.monotonic()
             await _off_loop(presence.presence_refresh, self.match_id, self.seat, self.channel_name)
             if await _off_loop(presence.presence_prune, self.match_id, self.seats):
                 await self._presence_broadcast()
+
+    async def _catch_up_if_behind(self) -> None:
+        assert self.match_id is not None
+        try:
+            version = await database_sync_to_async(selectors.match_version)(self.match_id)
+            if version is None or version <= self.version:
+                return
+            async with self.order:
+                if version > self.version:  # an update may have arrived meanwhile
+                    logger.info("match %s: catching up a connection from v%s to v%s",
+                                self.match_id, self.version, version)
+                    await self._resync_in_order(self.version)
+        except (OperationalError, InterfaceError):
+            pass  # the database is away: the next check (or the client's retry) catches up
 
     async def _presence_broadcast(self) -> None:
         """Tell everyone at the table which seats are connected now."""
@@ -169,7 +207,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             self.heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.heartbeat
-            assert self.match_id is not None and self.seat is not None
+        if self.match_id is not None and self.seat is not None:
             went_offline = await _off_loop(
                 presence.presence_leave, self.match_id, self.seat, self.channel_name
             )
@@ -249,13 +287,15 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     async def table_update(self, event: dict[str, Any]) -> None:
         """A committed change: forward this connection's own frame in order, or catch up
         from the log on a gap."""
-        if event["v"] <= self.version:
-            return
-        if event["from"] != self.version:
-            await self._resync(self.version)
-            return
-        self.version = event["v"]
-        await self.send(text_data=event["texts"][broadcast.audience(self.seat)])
+        async with self.order:
+            if event["v"] <= self.version:
+                return
+            if event["from"] != self.version:
+                await self._resync_in_order(self.version)
+                return
+            self.version = event["v"]
+            self.sent_at = time.monotonic()
+            await self.send(text_data=event["texts"][broadcast.audience(self.seat)])
 
     async def table_presence(self, event: dict[str, Any]) -> None:
         """A seat came online or went offline: forward who is connected (not versioned)."""

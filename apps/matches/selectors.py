@@ -60,6 +60,11 @@ def table_access(room: Room, user: Any) -> TableAccess | None:
     return TableAccess(room.pk, seat, match.pk if match is not None else None)
 
 
+def match_version(match_id: int) -> int | None:
+    """The version (seq of the last log entry) of a match, or ``None`` if it is gone."""
+    return Match.objects.filter(pk=match_id).values_list("version", flat=True).first()
+
+
 def table_snapshot(match_id: int, viewer: int | None) -> dict[str, Any]:
     """The ``snapshot`` frame of a match for ``viewer`` (a seat, or None for spectators)."""
     match = Match.objects.get(pk=match_id)

@@ -77,6 +77,9 @@ def daphne_url(transactional_db: None, redis_url: str, tmp_path: Path) -> Iterat
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+        log.close()
+        # Captured output: pytest shows it only when the test failed.
+        print("--- daphne log ---\n" + (tmp_path / "daphne.log").read_text()[-5000:])
 
 
 def _page_as(browser: Any, user: User, url: str) -> Any:

@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
-from apps.matches import state
+from apps.matches import consumers, state
 from apps.matches.models import Hand, Match, MatchEvent
 from majiang import VARIANTS
 from majiang.record import replay
@@ -208,6 +209,41 @@ async def test_reconnect_mid_hand_gets_missed_events_or_a_snapshot(make_table: A
     assert snap["type"] == "snapshot" and snap["observation"] == rebuilt.observation(2)
     comms[2], latest[2] = again, snap
     await play_until_hand_ends(comms, latest, match_id)
+    await close_all(comms)
+
+
+async def test_a_lost_last_update_is_caught_up_from_the_database(
+    make_table: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pub/sub is at most once: when a committed move's update is lost (Redis reconnecting,
+    a dropped link during COMMIT), every quiet connection finds the match ahead of it and
+    catches up from the log, with nothing hidden leaking."""
+    monkeypatch.setattr(consumers, "VERSION_CHECK_SECONDS", 0.5)
+    table = await database_sync_to_async(make_table)()
+    comms, latest = await open_all(table)
+    match_id = latest[0]["table"]["match"]
+    seat, move = next(
+        (s, m) for s in range(4) if (m := choose(latest[s]["observation"])) is not None
+    )
+    lost: list[str] = []
+
+    async def drop(group: str, message: dict[str, Any]) -> None:
+        lost.append(group)
+
+    layer = get_channel_layer()
+    monkeypatch.setattr(layer, "group_send", drop)
+    await comms[seat].send_json_to({**move, "v": latest[seat]["v"]})
+    frames = [await recv(comm) for comm in comms]
+    monkeypatch.undo()
+    assert f"match_{match_id}" in lost
+    current = (await database_sync_to_async(Match.objects.get)(pk=match_id)).version
+    assert current > latest[0]["v"]
+    for viewer, frame in enumerate(frames):
+        assert frame["type"] == "catchup" and frame["from"] == latest[viewer]["v"], frame
+        assert frame["v"] == current
+    truth = await database_sync_to_async(truth_at)(match_id, current)
+    for viewer, frame in enumerate(frames):
+        assert_nothing_hidden(frame, viewer if viewer < 4 else None, truth)
     await close_all(comms)
 
 

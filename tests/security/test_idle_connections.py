@@ -1,8 +1,9 @@
 """An idle table connection stays open (no dropped connections for quiet players).
 
-Regression: redis-py 8 defaults ``socket_timeout`` to 5 s, exactly channels_redis's 5 s
-``BZPOPMIN``, so a connection that received nothing for 5 s died with a Redis
-``TimeoutError`` (fixed by the channel layer's ``socket_timeout`` in ``config.settings``).
+Regression: with the list-based channel layer, redis-py 8's default 5 s ``socket_timeout``
+equalled the layer's 5 s blocking read, so a connection that received nothing for 5 s died
+with a Redis ``TimeoutError``. The pub/sub layer reads in short polls, and the layer's
+``socket_timeout`` in ``config.settings`` stays above 5 s; quiet periods must stay harmless.
 """
 
 from __future__ import annotations
