@@ -26,6 +26,7 @@ __all__ = [
     "first_chicken_value",
     "first_yaoji",
     "owned_chickens",
+    "won_hand_ji_counts",
 ]
 
 YAOJI = Tile.S1
@@ -227,6 +228,50 @@ def chicken_lines(rnd: Round, table: ChickenTable, ready: list[bool]) -> list[Se
     if zeren is not None:
         lines.extend(_zeren_lines(rnd, table, ready, zeren))
     return lines
+
+
+def won_hand_ji_counts(
+    rnd: Round, seat: int, table: ChickenTable, ready: list[bool], *, robbed: bool = False
+) -> dict[str, int]:
+    """D23 on a won hand: ``seat``'s 鸡 by kind and count, as :func:`chicken_lines` settles them.
+
+    A ready (or winning) seat shows the chickens it collects on: the 幺鸡 (金鸡) and turned
+    chickens it owns (D16, D18; the river only under 满堂鸡), its 冲锋鸡 (D17) and the 责任鸡
+    (D19) when the pair's payment goes to it. A seat that is not ready shows the chickens it
+    pays for: the ``1s`` it exposed in its river or melds (D18), its 冲锋鸡 and the 责任鸡; the
+    ``1s`` hidden in its hand and its turned chickens cost it nothing and are not shown. A
+    ready seat robbed by 抢杠 collects nothing (D20) and so shows none. Tiles are counted
+    as tiles (a 1s kong is 4), the 冲锋鸡 and the 责任鸡 meld as 1 each; kinds at 0 are left out.
+    """
+    zeren = _zeren(rnd)
+    chongfeng = _chongfeng(rnd)
+    out: dict[str, int] = {}
+    yaoji_name = "金鸡" if table.jin else "幺鸡"
+    turned_name = "翻牌鸡" if rnd.settings["fanji"] == "next" else "上下鸡"
+    if ready[seat]:
+        if robbed:
+            return {}
+        owned = owned_chickens(rnd, seat, table, river=bool(rnd.settings["mantang"]))
+        yaoji = owned.pop(YAOJI, 0)
+        turned = sum(owned.values())
+    else:
+        both_out = zeren is not None and not ready[zeren[0]] and not ready[zeren[1]]
+        skip = zeren[2] if zeren is not None and both_out else None
+        yaoji = _exposed_yaoji(rnd, seat, skip)
+        turned = 0
+    if yaoji:
+        out[yaoji_name] = yaoji
+    if turned:
+        out[turned_name] = turned
+    if chongfeng is not None and chongfeng[0] == seat:
+        out[first_chicken_category(rnd)] = 1
+    if zeren is not None:
+        discarder, claimer, _ = zeren
+        # The claimer always takes part (collects when ready, pays when not); the discarder
+        # pays when not ready and collects only when the claimer is not ready.
+        if seat == claimer or (seat == discarder and not (ready[seat] and ready[claimer])):
+            out["责任鸡"] = 1
+    return out
 
 
 def _river_yaoji(rnd: Round, seat: int) -> tuple[bool, int]:

@@ -3,8 +3,9 @@
 Order (D22): each winner's winning payment; then, once per hand, 豆 and 鸡 for every seat by
 its ready state (with the D20 voids); then 包牌. On 黄庄 (D21): 查叫, the discarded 幺鸡 of
 players who are not ready, and 包牌; each player's 鸡 in the D23 summary are then those
-discarded 幺鸡. Lines are in points; the ledger multiplies them by the
-底注 (``summary["base_stake"]``).
+discarded 幺鸡. On a won hand the summary likewise shows the 鸡 each player is settled on:
+those it collects on if ready, those it pays for if not. Lines are in points; the ledger
+multiplies them by the 底注 (``summary["base_stake"]``).
 """
 
 from __future__ import annotations
@@ -13,16 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from majiang.settlement import Settlement, SettlementLine, totals_of
 from majiang.state import MeldKind, Win, WinSource
-from majiang.tiles import Tile
 from majiang.variants.duyun.chickens import (
-    ChickenTable,
     chicken_lines,
     chicken_table,
     exhausted_yaoji_counts,
     exhausted_yaoji_lines,
-    first_chicken_category,
-    first_yaoji,
-    owned_chickens,
+    won_hand_ji_counts,
 )
 from majiang.variants.duyun.patterns import Pattern, best_wait_pattern, pattern_of
 
@@ -158,39 +155,21 @@ def _dou_counts(rnd: Round, seat: int) -> dict[str, int]:
     return out
 
 
-def _ji_counts(rnd: Round, seat: int, table: ChickenTable) -> dict[str, int]:
-    owned = owned_chickens(rnd, seat, table, river=bool(rnd.settings["mantang"]))
-    out: dict[str, int] = {}
-    yaoji = owned.pop(Tile.S1, 0)
-    if yaoji:
-        out["金鸡" if table.jin else "幺鸡"] = yaoji
-    if owned:
-        out["翻牌鸡" if rnd.settings["fanji"] == "next" else "上下鸡"] = sum(owned.values())
-    first = first_yaoji(rnd)
-    if first is not None and first[0] == seat and first[1].in_river:
-        out[first_chicken_category(rnd)] = 1
-    if first is not None and first[1].claimed_by == seat:
-        out["责任鸡"] = 1
-    return out
-
-
 def settle(rnd: Round) -> Settlement:
     """The D22 settlement of an ended hand, with the D23 summary."""
     ready = [rnd.is_ready(s) for s in range(rnd.players)]
     table = chicken_table(rnd)
     lines: list[SettlementLine] = []
     voided: list[dict[str, Any]] = []
+    robbed = {
+        w.from_seat for w in rnd.wins if w.source is WinSource.ROBBING and w.from_seat is not None
+    }
     if rnd.wins:
         for win in rnd.wins:
             lines.extend(_winning_lines(rnd, win))
         dou = _dou_lines(rnd, ready)
         ji = chicken_lines(rnd, table, ready)
         hot = {w.from_seat for w in rnd.wins if w.after_kong_discard and w.from_seat is not None}
-        robbed = {
-            w.from_seat
-            for w in rnd.wins
-            if w.source is WinSource.ROBBING and w.from_seat is not None
-        }
         dou, dropped = _void(dou, hot, "热炮烧豆 (D13, D20)")
         voided += dropped
         dou, dropped = _void(dou, robbed, "被抢杠 (D14, D20)")
@@ -225,7 +204,7 @@ def settle(rnd: Round) -> Settlement:
                 "won": won is not None,
                 "winning_tile": won.tile.code if won is not None else None,
                 "pattern": win_pattern(won).name if won is not None else None,
-                "ji": _ji_counts(rnd, seat, table)
+                "ji": won_hand_ji_counts(rnd, seat, table, ready, robbed=seat in robbed)
                 if rnd.wins
                 else exhausted_yaoji_counts(rnd, seat, ready[seat]),
                 "dou": _dou_counts(rnd, seat),

@@ -205,7 +205,7 @@ def test_D23_result_summary_and_players() -> None:
             "won": False,
             "winning_tile": None,
             "pattern": None,
-            "ji": {"翻牌鸡": 1},
+            "ji": {},  # its 7m costs it nothing (D18)
             "dou": {},
             "total": totals[3],
             "stake_total": 5 * totals[3],
@@ -235,3 +235,101 @@ def test_D23_huangzhuang_shows_the_ji_that_are_paid() -> None:
         paid = [(line[2], line[3]) for line in lines(rnd) if line[0] == 2 and line[1] == 0]
         value = 3 if first == "英雄鸡" else 2
         assert paid == [("查叫", 10), (first, value), ("幺鸡", 1)]
+
+
+def _ji(rnd: object) -> list[dict[str, int]]:
+    """Each seat's D23 鸡 by kind, in seat order."""
+    from majiang.round import Round
+
+    assert isinstance(rnd, Round)
+    return [dict(p["ji"]) for p in rnd.settlement().players]
+
+
+def test_D23_won_hand_shows_a_not_ready_seats_river_yaoji_without_mantang() -> None:
+    """The dealer discards the table's first 1s (英雄鸡) and is ready on 5p; seat 1 draws 3m,
+    discards a later 1s and is not ready; seat 2 self-draws 7s. With 满堂鸡 off the river
+    collects nothing, but a not-ready seat pays for the 1s in its river (D16, D18), so that
+    1s is seat 1's 鸡 in the result (D23)."""
+    rnd = deal(
+        ["123m456m789m234p5p1s", "234s567s789p1s55m9m", "456m345p678p22s77s"],
+        draws="3m7s",
+        fanji="off",
+        mantang=False,
+    )
+    play(rnd, "0:discard:1s", "1:discard:1s", "2:win")
+    assert [rnd.is_ready(s) for s in range(3)] == [True, False, True]
+    zimo = (("牌型:平胡", 1, "D6"), ("自摸", 1, "D10"))
+    assert sorted(lines(rnd)) == sorted(
+        [
+            *each_pays([0, 1], 2, *zimo),
+            (0, 2, "连庄", 1, "D10a"),
+            *each_pays([1, 2], 0, ("英雄鸡", 3, "D17")),
+            (1, 0, "幺鸡", 1, "D18"),
+            (1, 2, "幺鸡", 1, "D18"),
+        ]
+    )
+    assert _ji(rnd) == [{"英雄鸡": 1}, {"幺鸡": 1}, {}]
+
+
+def test_D23_won_hand_hides_chickens_a_not_ready_seat_does_not_pay_for() -> None:
+    """The dealer's 天胡; 5m is turned, so 6m is a 翻牌鸡. Seat 1 is ready on 2p and owns a 1s
+    and a 6m. Seat 2 is not ready with 11s and a 6m hidden in its hand: they cost it
+    nothing (D18), so it pays no 鸡 and shows none (D23)."""
+    rnd = deal(["123m456m789m234p55p", "678m123s456p789p2p", "3569m11s579s2468p"], draws="5m")
+    play(rnd, "0:win")
+    assert [rnd.is_ready(s) for s in range(3)] == [True, True, False]
+    assert rnd.settlement().summary["chicken_tiles"] == ["6m", "1s"]
+    item = (("牌型:平胡", 1, "D6"), ("自摸", 1, "D10"), ("连庄", 1, "D10a"))
+    assert sorted(lines(rnd)) == sorted(
+        each_pays([1, 2], 0, *item, ("翻牌鸡", 1, "D18"))  # the dealer's 6m (456m)
+        + each_pays([0, 2], 1, ("幺鸡", 1, "D18"), ("翻牌鸡", 1, "D18"))
+    )
+    assert _ji(rnd) == [{"翻牌鸡": 1}, {"幺鸡": 1, "翻牌鸡": 1}, {}]
+
+
+# 责任鸡 at four players (as in test_duyun_dou_ji): the dealer discards the first 1s, seat 1
+# pungs it and discards 9m, seat 2 self-draws 7s; seat 3 holds no chicken and is not ready.
+_READY_DEALER = "123m456m789m234p5p1s"
+_NOT_READY_DEALER = "123m456m789m24p58p1s"
+_READY_CLAIMER = "11s234s567s789p5m9m"
+_NOT_READY_CLAIMER = "11s234s567s78p5m9m3p"
+
+
+@pytest.mark.parametrize(
+    ("dealer", "claimer", "shown"),
+    [
+        # both ready: the discarder pays m + 2 and collects nothing, so shows no 责任鸡;
+        # the claimer collects 责任鸡 from it and its 3 幺鸡 from seats 2 and 3.
+        (_READY_DEALER, _READY_CLAIMER, [{}, {"幺鸡": 3, "责任鸡": 1}]),
+        # discarder not ready: it pays the claimer 8.
+        (_NOT_READY_DEALER, _READY_CLAIMER, [{"责任鸡": 1}, {"幺鸡": 3, "责任鸡": 1}]),
+        # claimer not ready: the discarder collects 8; the claimer pays it, and pays the
+        # others for its exposed 1s meld.
+        (_READY_DEALER, _NOT_READY_CLAIMER, [{"责任鸡": 1}, {"幺鸡": 3, "责任鸡": 1}]),
+        # both not ready: each pays the others 3; the meld is not paid again under D18.
+        (_NOT_READY_DEALER, _NOT_READY_CLAIMER, [{"责任鸡": 1}, {"责任鸡": 1}]),
+    ],
+)
+def test_D23_won_hand_shows_the_zeren_ji_of_the_pair_as_settled(
+    dealer: str, claimer: str, shown: list[dict[str, int]]
+) -> None:
+    rnd = deal(
+        [dealer, claimer, "456m345p678p22s77s", "3578m2468s2469p9s"], draws="7s", fanji="off"
+    )
+    play(rnd, "0:discard:1s", "1:pung", "1:discard:9m", "2:win")
+    assert _ji(rnd) == [*shown, {}, {}]
+
+
+def test_D23_robbed_seat_shows_no_ji_it_does_not_collect() -> None:
+    """Seat 2, ready on 1s with a 1s in hand, is robbed of its 转弯豆 of 6s: its 幺鸡 lines are
+    void (D20), so its result shows no 鸡; the robber shows its own 1s pair."""
+    rnd = deal(
+        ["234566m2468p245p6s", "123m456m789m45s11s", "66s1s123m456p789p8s"],
+        draws="7p8p6s",
+        fanji="off",
+    )
+    play(rnd, "0:discard:6s", "2:pung", "2:discard:8s", "0:discard:7p", "1:discard:8p")
+    play(rnd, "2:kong:6s", "1:win")
+    assert rnd.is_ready(2)
+    assert [v["payee"] for v in rnd.settlement().summary["void"]] == [2, 2]
+    assert _ji(rnd) == [{}, {"幺鸡": 2}, {}]

@@ -8,6 +8,7 @@ from duyun_support import DUYUN, deal, each_pays, lines, play
 from majiang.actions import Action, ActionType
 from majiang.round import Round
 from majiang.tiles import parse_tile
+from majiang.variants.duyun.chickens import first_chicken_value
 
 OFF = {"fanji": "off"}
 
@@ -20,6 +21,38 @@ def test_D1_deal_108_tiles_dealer_14_others_13(players: int) -> None:
     assert sizes == [14 if seat == 1 else 13 for seat in range(players)]
     assert rnd.wall.remaining == 108 - 13 * players - 1
     assert rnd.pending() == (1,)  # play starts with the dealer's discard
+
+
+DUYUN_SETTINGS_TABLE = """
+| `players` | 4 | 3, 4 |
+| `base_stake` | 1 | positive integer |
+| `hands_per_match` | 8 | 4, 8, 16 |
+| `turn_seconds` | 15 | 5–60 |
+| `timeout_takes_win` | on | on/off |
+| `auto_play_after` | 2 | 1–5 timeouts |
+| `multi_win_dealer` | `first_winner` | `first_winner`, `discarder` |
+| `pinghu_discard_needs_dou` | on | on/off |
+| `baopai` | on | on/off |
+| `zimo_bonus` | 1 | 0–2 |
+| `fanji` | `next` | `next`, `up_down`, `off` |
+| `mantang` | on | on/off |
+| `first_chicken` | `hero` | `hero` (3/6), `charge` (2/4) |
+"""
+"""The settings table at the end of ``shared/rules/duyun.md``, row for row."""
+
+
+def _table_value(text: str) -> object:
+    """A default cell: on/off, a number or a code."""
+    text = text.strip().strip("`")
+    if text in ("on", "off"):
+        return text == "on"
+    return _choice_value(text)
+
+
+def _choice_value(text: str) -> object:
+    """One entry of a choices cell: a number or a code (`off` is a code here)."""
+    text = text.strip().strip("`")
+    return int(text) if text.isdigit() else text
 
 
 def test_D1_settings_schema_matches_the_table() -> None:
@@ -53,6 +86,43 @@ def test_D1_settings_schema_matches_the_table() -> None:
         "mantang": True,
         "first_chicken": "hero",
     }
+    rows = [
+        [cell.strip() for cell in line.strip().strip("|").split("|")]
+        for line in DUYUN_SETTINGS_TABLE.strip().splitlines()
+    ]
+    names = [row[0].strip("`") for row in rows]
+    assert list(DUYUN.schema.names) == names
+    for name, (_, default, choices) in zip(names, rows, strict=True):
+        setting = DUYUN.schema[name]
+        if choices == "on/off":
+            assert setting.kind == "bool", name
+        elif choices == "positive integer":
+            # The table gives no upper bound; the schema's cap is not checked here.
+            assert (setting.kind, setting.minimum, setting.choices) == ("int", 1, ()), name
+            with pytest.raises(ValueError):
+                setting.validate(0)
+        elif "–" in choices:
+            low, high = (int(x) for x in choices.removesuffix(" timeouts").split("–"))
+            assert (setting.kind, setting.minimum, setting.maximum, setting.choices) == (
+                "int",
+                low,
+                high,
+                (),
+            ), name
+        else:
+            # "`hero` (3/6)": the choice is the code before the bracket.
+            values = tuple(_choice_value(c.split("(")[0]) for c in choices.split(","))
+            assert setting.choices == values, name
+            for value in values:
+                assert setting.validate(value) == value
+        assert setting.validate(_table_value(default)) == _table_value(default)
+    # D17: the values in brackets of the `first_chicken` row, plain and under 金鸡.
+    for choice, values in (("hero", (3, 6)), ("charge", (2, 4))):
+        rnd = deal(
+            ["123m456m789m234p55p", "336699m2258s147p", "2379m4578s13579p"],
+            first_chicken=choice,
+        )
+        assert (first_chicken_value(rnd, False), first_chicken_value(rnd, True)) == values
 
 
 def test_D2_no_chow_on_a_discard() -> None:
