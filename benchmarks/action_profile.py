@@ -3,10 +3,10 @@
     .venv/bin/python -m benchmarks.action_profile [--tables 10] [--actions 2000] [--profile]
 
 Builds ``--tables`` started tables on a fresh PostgreSQL database (``bench_profile``) and a
-Redis database of its own, subscribes four fake connections to every match's group (so each
-``group_send`` delivers, as with real players), then plays random legal actions through
+Redis database of its own, then plays random legal actions through
 :func:`apps.matches.services.match_act` round-robin over the tables, each in its own
-transaction with its ``on_commit`` effects (broadcast, timer publish) as in production.
+transaction with its ``on_commit`` effects (broadcast, timer publish) as in production. A
+pub/sub ``PUBLISH`` costs the sender the same whoever subscribes, so no connection listens.
 Prints the median CPU and wall time per action and, with ``--profile``, the top of a
 cProfile of the loop. The load benchmark (:mod:`benchmarks.load`) measures the whole path
 over real sockets; this isolates the server's own work per action.
@@ -48,9 +48,7 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
 
     django.setup()
     import redis  # noqa: PLC0415
-    from asgiref.sync import async_to_sync  # noqa: PLC0415
     from channels.db import database_sync_to_async  # noqa: PLC0415
-    from channels.layers import get_channel_layer  # noqa: PLC0415
     from django.core.management import call_command  # noqa: PLC0415
     from django.db import connection  # noqa: PLC0415
 
@@ -65,11 +63,6 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
     tables = [build_table(v, turn_seconds=30,
                           hands_per_match=max(get_variant(v).schema["hands_per_match"].choices))
               for v in variants]
-    layer = get_channel_layer()
-    for t in tables:
-        group = broadcast.match_group(t.match.pk)
-        for seat in range(4):
-            async_to_sync(layer.group_add)(group, f"specific.fake!{group}_{seat}")
 
     rng = random.Random(1)
     thread_cpu: list[float] = []

@@ -144,11 +144,15 @@ REDIS_URL = env("REDIS_URL", default=EMBEDDED_REDIS_URL)
 # hands it to its own connections in that group. (The list-based ``core`` layer stores and
 # pops a copy per connection: twice the CPU per update and higher latency, measured in
 # docs/benchmarks.md.) Delivery is at most once; consumers catch up from the match log when
-# they see a gap or stay quiet too long (apps/matches/consumers.py).
+# they see a gap or stay quiet too long (apps/matches/consumers.py). Pub/sub channels are
+# global to a Redis server, whatever the database number, so the prefix carries that number:
+# deployments (or a test run and a benchmark) on different databases of one server stay
+# apart, as they do for keys.
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
         "CONFIG": {
+            "prefix": f"asgi:db{urlsplit(REDIS_URL).path.lstrip('/') or '0'}:",
             "hosts": [
                 {
                     "address": REDIS_URL,

@@ -15,7 +15,7 @@ A declaration that carries its ticks (the one-step form of older records) needs 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from itertools import compress
@@ -863,6 +863,12 @@ class Round:
     def observation(self, viewer: int | None) -> dict[str, Any]:
         """What ``viewer`` (a seat, or ``None`` for a spectator) may see; see :mod:`views`."""
         return views.observation(self, viewer)
+
+    def observations(
+        self, viewers: Iterable[int | None]
+    ) -> dict[int | None, dict[str, Any]]:
+        """:meth:`observation` for several viewers at once, sharing what they see alike."""
+        return views.observations(self, viewers)
 
     def snapshot(self) -> dict[str, Any]:
         """The complete state including hidden tiles; for checks, never for players."""

@@ -8,6 +8,7 @@ winner's tiles, which are laid open. It never holds the wall order: only its siz
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from majiang.actions import ActionType
@@ -16,7 +17,7 @@ from majiang.state import Phase
 if TYPE_CHECKING:
     from majiang.round import Round
 
-__all__ = ["observation", "snapshot"]
+__all__ = ["observation", "observations", "snapshot"]
 
 
 def _seat_public(rnd: Round, seat: int, reveal: bool) -> dict[str, Any]:
@@ -48,8 +49,15 @@ def _seat_public(rnd: Round, seat: int, reveal: bool) -> dict[str, Any]:
 
 def observation(rnd: Round, viewer: int | None) -> dict[str, Any]:
     """Everything ``viewer`` (a seat, or ``None`` for a spectator) may see now, as JSON."""
+    return observations(rnd, [viewer])[viewer]
+
+
+def observations(rnd: Round, viewers: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
+    """:func:`observation` for each of ``viewers``, building the parts that every viewer
+    sees alike (seats, river, settlement) once. The views share those parts: treat them as
+    read-only."""
     ended = rnd.phase is Phase.ENDED
-    out: dict[str, Any] = {
+    public: dict[str, Any] = {
         "variant": rnd.variant.id,
         "players": rnd.players,
         "phase": rnd.phase.value,
@@ -59,49 +67,58 @@ def observation(rnd: Round, viewer: int | None) -> dict[str, Any]:
         "wall_remaining": rnd.wall.remaining,
         "last_discard": None,
         "seats": [_seat_public(rnd, s, ended) for s in range(rnd.players)],
-        "waiting": bool(rnd.window) and (viewer is None or viewer not in rnd.pending()),
+        "waiting": False,
         **rnd.variant.public_info(rnd),
     }
     if rnd.window is not None and rnd.window.tile is not None:
-        out["last_discard"] = {"tile": rnd.window.tile.code, "seat": rnd.window.from_seat}
-    if viewer is not None:
-        s = rnd.seats[viewer]
-        hand = s.concealed()
-        if s.drawn is not None:
-            hand.remove(s.drawn)
-        legal = rnd.legal_actions(viewer)
-        me: dict[str, Any] = {
-            "seat": viewer,
-            "hand": [t.code for t in hand],
-            "drawn": s.drawn.code if s.drawn is not None else None,
-            "legal": [a.to_json() for a in legal],
-            "ticks": sorted(t.code for t in s.ticks) if s.ticks else [],
-            "waits": [t.code for t in rnd.waits(viewer)]
-            if not s.won and sum(s.hand) + 3 * len(s.melds) == 13
-            else [],
-        }
-        panel = rnd.baogang_panels.get(viewer)
-        if panel is not None:
-            # Z20: the open 报杠 panel; answer it with ``declare`` (ticks: 报杠; none: 不报).
-            me["baogang_panel"] = [t.code for t in panel.options]
-        else:
-            panels = {
-                a.tile.code if a.tile is not None else "": [
-                    t.code for t in rnd.baogang_options(viewer, a)
-                ]
-                for a in legal
-                if a.type is ActionType.DECLARE or a.declare
-            }
-            if any(panels.values()):
-                me["baogang_options"] = panels
-        out["me"] = me
+        public["last_discard"] = {"tile": rnd.window.tile.code, "seat": rnd.window.from_seat}
     if ended:
-        out["result"] = {
+        public["result"] = {
             "reason": rnd.end_reason,
             "settlement": rnd.settlement().to_json(),
             "ticks": [sorted(t.code for t in s.ticks) if s.ticks else [] for s in rnd.seats],
         }
+    pending = rnd.pending() if rnd.window else ()
+    out: dict[int | None, dict[str, Any]] = {}
+    for viewer in viewers:
+        view = {**public, "waiting": bool(rnd.window) and viewer not in pending}
+        if viewer is not None:
+            view["me"] = _private(rnd, viewer)
+        out[viewer] = view
     return out
+
+
+def _private(rnd: Round, viewer: int) -> dict[str, Any]:
+    s = rnd.seats[viewer]
+    hand = s.concealed()
+    if s.drawn is not None:
+        hand.remove(s.drawn)
+    legal = rnd.legal_actions(viewer)
+    me: dict[str, Any] = {
+        "seat": viewer,
+        "hand": [t.code for t in hand],
+        "drawn": s.drawn.code if s.drawn is not None else None,
+        "legal": [a.to_json() for a in legal],
+        "ticks": sorted(t.code for t in s.ticks) if s.ticks else [],
+        "waits": [t.code for t in rnd.waits(viewer)]
+        if not s.won and sum(s.hand) + 3 * len(s.melds) == 13
+        else [],
+    }
+    panel = rnd.baogang_panels.get(viewer)
+    if panel is not None:
+        # Z20: the open 报杠 panel; answer it with ``declare`` (ticks: 报杠; none: 不报).
+        me["baogang_panel"] = [t.code for t in panel.options]
+    else:
+        panels = {
+            a.tile.code if a.tile is not None else "": [
+                t.code for t in rnd.baogang_options(viewer, a)
+            ]
+            for a in legal
+            if a.type is ActionType.DECLARE or a.declare
+        }
+        if any(panels.values()):
+            me["baogang_options"] = panels
+    return me
 
 
 def snapshot(rnd: Round) -> dict[str, Any]:

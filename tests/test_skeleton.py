@@ -1,8 +1,12 @@
 """Smoke tests of the project skeleton: HTTP, auth, API schema, websockets, Celery."""
 
+import asyncio
+from urllib.parse import urlsplit
+
 import pytest
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
+from channels_redis.pubsub import RedisPubSubChannelLayer
 from django.conf import settings
 from django.core.management import call_command
 from django.test import Client
@@ -103,6 +107,28 @@ async def test_channel_layer_round_trip_through_redis(redis_url: str) -> None:
     await layer.send(channel, {"type": "tile.discarded", "tile": "九万"})
     assert (await layer.receive(channel))["tile"] == "九万"
     await layer.flush()
+
+
+@pytest.mark.asyncio
+async def test_channel_layers_of_different_redis_databases_do_not_hear_each_other(
+    redis_url: str,
+) -> None:
+    """Pub/sub ignores the database number, so the layer's prefix must carry it: a site on
+    another database of the same Redis server (or a benchmark) never gets our updates."""
+    config = settings.CHANNEL_LAYERS["default"]["CONFIG"]
+    db = urlsplit(settings.REDIS_URL).path.lstrip("/") or "0"
+    assert config["prefix"] == f"asgi:db{db}:"
+    ours = RedisPubSubChannelLayer(**config)
+    theirs = RedisPubSubChannelLayer(**{**config, "prefix": f"asgi:db{int(db) + 1}:"})
+    mine, other = await ours.new_channel(), await theirs.new_channel()
+    await ours.group_add("match_1", mine)
+    await theirs.group_add("match_1", other)
+    await ours.group_send("match_1", {"type": "table.update", "v": 1})
+    assert (await asyncio.wait_for(ours.receive(mine), 5))["v"] == 1
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(theirs.receive(other), 0.5)
+    await ours.flush()
+    await theirs.flush()
 
 
 def test_celery_uses_redis_from_settings(redis_url: str) -> None:

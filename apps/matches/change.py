@@ -26,7 +26,7 @@ from django.utils import timezone
 from config.celery import app as celery_app
 from majiang import Round
 
-from . import broadcast, frames, state
+from . import broadcast, frames, rows, state
 from .models import Hand, Match, MatchEvent, MatchPlayer
 
 TIMEOUT_TASK = "matches.timeout"
@@ -35,12 +35,6 @@ AUTO_PLAY_DELAY = timedelta(seconds=1)
 """How long a seat in 托管 takes to act."""
 TIMER_TOLERANCE = timedelta(milliseconds=50)
 """A timer firing this early still counts as on time (clock jitter between processes)."""
-FROZEN_MATCH_FIELDS = frozenset({"id", "room", "club", "variant", "settings", "hands_total",
-                                 "created_at"})
-"""Set when a match is created and never changed: a change does not write them again."""
-MUTABLE_MATCH_FIELDS = [
-    f.name for f in Match._meta.concrete_fields if f.name not in FROZEN_MATCH_FIELDS
-]
 
 
 @dataclass
@@ -66,9 +60,9 @@ class MatchChange:
     def open(cls, match_id: int) -> MatchChange:
         """Lock the match row; take its players, current hand and round from the verified
         cache (:func:`apps.matches.state.writer_checkout`), else load them."""
-        match = Match.objects.select_for_update().get(pk=match_id)
-        rows = state.writer_checkout(match)
-        return cls(match, rows.players, rows.hand, rows.rnd)
+        match = rows.match_lock(match_id)
+        writer = state.writer_checkout(match)
+        return cls(match, writer.players, writer.hand, writer.rnd)
 
     def rows(self) -> state.WriterState:
         """The players, hand and round of this change, for the per-process cache."""
@@ -147,17 +141,17 @@ class MatchChange:
         if self.new_decision:
             match.decision_version = match.version
         due = self.arm_timer()
-        match.save(update_fields=MUTABLE_MATCH_FIELDS)
-        MatchEvent.objects.bulk_create(self.entries)
+        rows.match_write(match)
+        rows.events_insert(self.entries)
         for player in self.players:
             if _player_fields(player) != self.stored[player.seat]:
                 player.save(update_fields=["consecutive_timeouts", "auto_play"])
         for signal, kwargs in self.signals:
             signal.send(**kwargs)
         updates = frames.updates_for(self)
-        version, rows, match_id = match.version, self.rows(), match.pk
-        if rows.rnd is not None and match.status == Match.Status.PLAYING:
-            transaction.on_commit(lambda: state.writer_checkin(match_id, version, rows))
+        version, writer, match_id = match.version, self.rows(), match.pk
+        if writer.rnd is not None and match.status == Match.Status.PLAYING:
+            transaction.on_commit(lambda: state.writer_checkin(match_id, version, writer))
         transaction.on_commit(lambda: broadcast.send_updates(match_id, updates), robust=True)
         if due is not None:
             transaction.on_commit(lambda: timer_schedule(match_id, due), robust=True)

@@ -89,13 +89,14 @@ def updates_for(change: MatchChange) -> dict[int | None, dict[str, Any]]:
     since = change.entries[0].seq - 1
     viewers: list[int | None] = [p.seat for p in change.players]
     viewers.append(None)
+    views = change.rnd.observations(viewers) if change.rnd is not None else {}
     return {
         viewer: {
             "type": "update",
             "from": since,
             "v": match.version,
             "events": viewer_events(change.entries, viewer),
-            "observation": observation_of(change.rnd, viewer),
+            "observation": views.get(viewer),
             "table": table,
         }
         for viewer in viewers

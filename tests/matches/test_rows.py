@@ -1,0 +1,78 @@
+"""The hand-written statements of every change (``apps.matches.rows``) read and write
+exactly what the ORM does, on the backend under test (SQLite, or PostgreSQL in CI's second
+pass)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.db import connection, transaction
+from django.db.models import Model
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from apps.matches import rows
+from apps.matches.models import Match, MatchEvent
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _columns(instance: Model) -> dict[str, Any]:
+    return {f.attname: getattr(instance, f.attname) for f in type(instance)._meta.concrete_fields}
+
+
+def test_match_lock_reads_what_the_orm_reads(make_table: Any) -> None:
+    match = make_table("duyun").match
+    Match.objects.filter(pk=match.pk).update(
+        deadline=timezone.now(), dissolve_vote={"votes": {"0": True}, "deadline": 1},
+        ready_seats=[0, 2], totals=[3, -1, -2, 0],
+    )
+    expected = Match.objects.get(pk=match.pk)
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        locked = rows.match_lock(match.pk)
+    assert _columns(locked) == _columns(expected)
+    assert locked._state.adding is False and locked._state.db == "default"
+    if connection.features.has_select_for_update:
+        assert queries.captured_queries[-1]["sql"].endswith("FOR UPDATE")
+    with pytest.raises(Match.DoesNotExist), transaction.atomic():
+        rows.match_lock(match.pk + 10_000)
+
+
+def test_match_write_stores_every_mutable_column_and_nothing_else(make_table: Any) -> None:
+    match = make_table("zigong").match
+    created, settings = match.created_at, match.settings
+    with transaction.atomic():
+        locked = rows.match_lock(match.pk)
+        locked.version += 3
+        locked.stage = Match.Stage.BETWEEN
+        locked.totals = [5, -5, 0, 0]
+        locked.ready_seats = [1]
+        locked.dissolve_vote = {"proposer": 1, "votes": {"1": True}, "deadline": 123}
+        locked.deadline = locked.timer_due = timezone.now() + timedelta(seconds=15)
+        locked.settings = {"changed": True}  # frozen: never written by a change
+        rows.match_write(locked)
+    stored = Match.objects.get(pk=match.pk)
+    for name in rows.MUTABLE_MATCH_FIELDS:
+        assert getattr(stored, name) == getattr(locked, name), name
+    assert stored.settings == settings and stored.created_at == created
+
+
+def test_events_insert_stores_rows_the_orm_reads_back(make_table: Any) -> None:
+    match = make_table("duyun").match
+    hand = match.hands.get()
+    before = MatchEvent.objects.filter(match=match).count()
+    entries = [
+        MatchEvent(match=match, seq=match.version + 1, hand=hand, kind=MatchEvent.Kind.ACTION,
+                   seat=2, payload={"events": [{"type": "discard", "tile": "1s"}], "n": "幺鸡"}),
+        MatchEvent(match=match, seq=match.version + 2, hand=None, kind=MatchEvent.Kind.TABLE,
+                   seat=None, payload={"events": []}),
+    ]
+    with transaction.atomic():
+        rows.events_insert(entries)
+    stored = list(MatchEvent.objects.filter(match=match).order_by("seq"))[before:]
+    assert [(e.seq, e.hand_id, e.kind, e.seat, e.payload) for e in stored] == [
+        (e.seq, e.hand_id, e.kind, e.seat, e.payload) for e in entries
+    ]
+    assert all(e.created_at is not None for e in stored)
