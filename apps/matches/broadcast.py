@@ -9,10 +9,10 @@ forwards only its own audience's text (``TableConsumer.table_update``), so a cli
 receives another seat's frame, while the change costs one group send and no encoding on the
 event loop. Called only from ``transaction.on_commit``.
 
-A connection that changes a match itself (a player's move, handled by the process's
-database thread) uses :func:`call_then_send`: the committed change's message is then sent
-from the event loop once the call returns, instead of the database thread waiting for
-Redis before it can take the next move.
+A connection that changes a match itself (a player's move, handled by one of the process's
+move threads) uses :func:`call_then_send`: the committed change's message is then sent
+from the event loop once the call returns, instead of the thread waiting for Redis before
+it can take the next move.
 
 The layer is Redis pub/sub, so a send is fire-and-forget: one that fails (Redis away) is
 logged and dropped. The change is safe in the log, and every connection that forwarded
@@ -27,11 +27,12 @@ import json
 import logging
 import weakref
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from asgiref.sync import async_to_sync
-from channels.db import database_sync_to_async
+from channels.db import DatabaseSyncToAsync
 from channels.layers import get_channel_layer
 from redis.exceptions import RedisError
 
@@ -59,9 +60,14 @@ def audience(viewer: int | None) -> str:
 _outbox: ContextVar[list[tuple[str, dict[str, Any]]] | None] = ContextVar(
     "broadcast_outbox", default=None
 )
-_send_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
-    weakref.WeakKeyDictionary()
-)
+MOVE_THREADS = 3
+"""Threads that handle moves. Most of a move's time is spent waiting for PostgreSQL; with
+several threads, moves of different matches overlap those waits (one match's moves still
+run one at a time, see :func:`call_then_send`)."""
+_move_pool = ThreadPoolExecutor(MOVE_THREADS, thread_name_prefix="moves")
+_match_locks: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, weakref.WeakValueDictionary[int, asyncio.Lock]
+] = weakref.WeakKeyDictionary()
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
 
@@ -90,30 +96,39 @@ def _encode(frame: dict[str, Any]) -> str:
     return json.dumps(frame, separators=(",", ":"), ensure_ascii=False)
 
 
-async def call_then_send(function: Callable[..., T], **kwargs: Any) -> T:
-    """Run a blocking service call in the database thread, then send the updates its
-    commits produced from the event loop, in commit order.
+async def call_then_send(function: Callable[..., T], *, match_id: int, **kwargs: Any) -> T:
+    """Run a blocking service call on match ``match_id`` in a move thread, then send the
+    updates its commits produced from the event loop.
 
-    The lock keeps this process's sends in the order of the calls that produced them:
-    calls finish in commit order (one database thread), and waiters get the lock in turn.
+    This process's calls on one match run one at a time, in the order they came, and each
+    sends before the next starts, so that match's updates leave in commit order; calls on
+    different matches run side by side.
     """
-    outbox: list[tuple[str, dict[str, Any]]] = []
-    token = _outbox.set(outbox)
-    try:
-        return await database_sync_to_async(function)(**kwargs)
-    finally:
-        _outbox.reset(token)
-        if outbox:
-            layer = get_channel_layer()
-            assert layer is not None, "CHANNEL_LAYERS must be configured"
-            lock = _send_locks.setdefault(asyncio.get_running_loop(), asyncio.Lock())
-            async with lock:
-                for group, message in outbox:
-                    try:
-                        await layer.group_send(group, message)
-                    except (RedisError, OSError):
-                        logger.warning("%s: update v%s not sent (Redis unreachable)",
-                                       group, message.get("v"))
+    locks = _match_locks.setdefault(asyncio.get_running_loop(), weakref.WeakValueDictionary())
+    lock = locks.get(match_id)
+    if lock is None:
+        lock = locks[match_id] = asyncio.Lock()
+    async with lock:
+        outbox: list[tuple[str, dict[str, Any]]] = []
+        token = _outbox.set(outbox)
+        try:
+            call = DatabaseSyncToAsync(function, thread_sensitive=False, executor=_move_pool)
+            return await call(match_id=match_id, **kwargs)
+        finally:
+            _outbox.reset(token)
+            await _send_all(outbox)
+
+
+async def _send_all(outbox: list[tuple[str, dict[str, Any]]]) -> None:
+    if not outbox:
+        return
+    layer = get_channel_layer()
+    assert layer is not None, "CHANNEL_LAYERS must be configured"
+    for group, message in outbox:
+        try:
+            await layer.group_send(group, message)
+        except (RedisError, OSError):
+            logger.warning("%s: update v%s not sent (Redis unreachable)", group, message.get("v"))
 
 
 def send_match_started(room_id: int, match_id: int) -> None:

@@ -8,7 +8,9 @@ whose events confirm it (an event of the bot's seat of that type, or its ``decid
 
 It also checks the stream it receives: every ``update``/``catchup`` must continue from
 the last version seen (``from`` equal to it), never repeat one, and no second snapshot
-may replace the stream. Only 127.0.0.1 is ever contacted.
+may replace the stream of a match. With ``play_on``, a bot whose match has finished waits
+for the next match at its table (the benchmark starts one) and follows its stream. Only
+127.0.0.1 is ever contacted.
 """
 
 from __future__ import annotations
@@ -81,7 +83,8 @@ class Bot:
     """One seat's player."""
 
     def __init__(self, port: int, code: str, cookie: str, seat: int, *, think: float,
-                 stop_at: float, seed: int, connect_after: float = 0.0) -> None:
+                 stop_at: float, seed: int, connect_after: float = 0.0,
+                 play_on: bool = False) -> None:
         self.url = f"ws://{HOST}:{port}/ws/rooms/{code}/"
         self.origin = f"http://{HOST}:{port}"
         self.cookie, self.seat, self.think, self.stop_at = cookie, seat, think, stop_at
@@ -93,6 +96,8 @@ class Bot:
         self.retries: dict[int, int] = {}
         self.done = False
         self.connect_after = connect_after
+        self.play_on = play_on
+        self.match: int | None = None
 
     async def run(self) -> SeatLog:
         """Play until the match is over or ``stop_at`` (monotonic) has passed."""
@@ -127,8 +132,11 @@ class Bot:
         if kind == "snapshot":
             if log.first_version is None:
                 log.first_version = frame["v"]
-            else:
+            elif frame["table"]["match"] == self.match:
                 log.resnapshots += 1
+            else:
+                self.retries.clear()  # versions start again in a new match
+            self.match = frame["table"]["match"]
         elif frame["v"] <= log.version:
             log.duplicates += 1
             return
@@ -159,7 +167,7 @@ class Bot:
             self.in_flight = None
         table, version = frame["table"], frame["v"]
         if table["status"] != "playing":
-            self.done = True
+            self.done = not self.play_on
             return
         if self.retries.get(version, 0) >= MAX_RETRIES:
             return

@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
     def play(servers: Servers, count: int, think: float, warmup: float,
              duration: float) -> scenario.Result:
         result, bench, _ = scenario.game(servers, count, think=think, warmup=warmup,
-                                         duration=duration, hands_per_match=16)
+                                         duration=duration, play_on=True, hands_per_match=16)
         tables.tables_abandon(bench)
         return result
 

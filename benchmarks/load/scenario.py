@@ -136,6 +136,10 @@ def _window(latencies: list[tuple[float, float]], start: float, end: float) -> l
     return [lat * 1000 for sent, lat in latencies if start <= sent <= end]
 
 
+REMATCH_POLL = 0.1
+"""Seconds between checks for finished matches to restart (``play_on``)."""
+
+
 def login_all(servers: Servers, bench: list[tables.BenchTable]) -> list[list[str]]:
     """Log every seat in over HTTP (seat ``i`` through daphne ``i % processes``)."""
     ports = servers.ports
@@ -146,37 +150,47 @@ def login_all(servers: Servers, bench: list[tables.BenchTable]) -> list[list[str
 
 
 async def _play(servers: Servers, bench: list[tables.BenchTable], cookies: list[list[str]],
-                *, think: float, warmup: float, duration: float) -> tuple[
+                *, think: float, warmup: float, duration: float, play_on: bool) -> tuple[
                     list[bots.Bot], Sample, Sample]:
     ports = servers.ports
     far = time.monotonic() + 3600
     players = [
         bots.Bot(ports[s % len(ports)], t.code, cookies[i][s], s, think=think, stop_at=far,
-                 seed=1000 * i + s, connect_after=(4 * i + s) * bots.CONNECT_SPACING)
+                 seed=1000 * i + s, connect_after=(4 * i + s) * bots.CONNECT_SPACING,
+                 play_on=play_on)
         for i, t in enumerate(bench) for s in range(4)
     ]
     tasks = [asyncio.create_task(p.run()) for p in players]
     await asyncio.wait_for(asyncio.gather(*(p.connected.wait() for p in players)), 120)
     await asyncio.to_thread(tables.tables_start, bench)
-    await asyncio.sleep(warmup)
+
+    async def until(moment: float) -> None:
+        while time.monotonic() < moment and not all(t.done() for t in tasks):
+            if play_on:
+                await asyncio.to_thread(tables.tables_rematch, bench)
+            await asyncio.sleep(REMATCH_POLL)
+
+    await until(time.monotonic() + warmup)
     first = await asyncio.to_thread(Sample.take, servers)
     stop_at = first.at + duration
     for p in players:
         p.stop_at = stop_at
-    while time.monotonic() < stop_at and not all(t.done() for t in tasks):
-        await asyncio.sleep(0.05)
+    await until(stop_at)
     last = await asyncio.to_thread(Sample.take, servers)
     await asyncio.gather(*tasks)
     return players, first, last
 
 
 def game(servers: Servers, count: int, *, think: float, warmup: float, duration: float,
-         **settings: Any) -> tuple[Result, list[tables.BenchTable], list[bots.Bot]]:
-    """Play ``count`` tables of 4 bots; measure the window after ``warmup``."""
+         play_on: bool = False, **settings: Any
+         ) -> tuple[Result, list[tables.BenchTable], list[bots.Bot]]:
+    """Play ``count`` tables of 4 bots; measure the window after ``warmup``. With
+    ``play_on``, a table whose match finishes starts another (``tables.tables_rematch``)."""
     bench = tables.tables_create(count, **settings)
     cookies = login_all(servers, bench)
     players, first, last = asyncio.run(
-        _play(servers, bench, cookies, think=think, warmup=warmup, duration=duration)
+        _play(servers, bench, cookies, think=think, warmup=warmup, duration=duration,
+              play_on=play_on)
     )
     accepted = sum(a["accepted"] - b["accepted"] for b, a in zip(first.stats, last.stats,
                                                                   strict=True))

@@ -83,6 +83,31 @@ def tables_start(tables: list[BenchTable]) -> None:
         connection.close()
 
 
+def tables_rematch(tables: list[BenchTable]) -> int:
+    """Start a new match in every room whose match has finished; return how many.
+
+    A 16-hand match lasts a few seconds when one table plays flat out, less than a
+    measured window. Like a club playing on, the same four players start another match at
+    the same table: the room is opened again and all four are ready, which starts it
+    (``room_ready_set``); their connections follow it (``table.match_started``).
+    """
+    started = 0
+    try:
+        closed = Room.objects.filter(pk__in=[t.room_id for t in tables],
+                                     status=Room.Status.CLOSED)
+        for room in closed:
+            Room.objects.filter(pk=room.pk).update(status=Room.Status.WAITING, closed_at=None)
+            RoomSeat.objects.filter(room=room).exclude(seat=3).update(ready=True)
+            RoomSeat.objects.filter(room=room, seat=3).update(ready=False)
+            room.refresh_from_db()
+            last = RoomSeat.objects.select_related("user").get(room=room, seat=3)
+            room_ready_set(room=room, user=last.user, ready=True)
+            started += 1
+        return started
+    finally:
+        connection.close()
+
+
 def matches_of(tables: list[BenchTable]) -> list[Match]:
     """The matches of the tables' rooms."""
     return list(Match.objects.filter(room_id__in=[t.room_id for t in tables]).order_by("pk"))
