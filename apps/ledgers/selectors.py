@@ -12,6 +12,7 @@ Who sees what:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from typing import Any
@@ -213,29 +214,54 @@ def cumulative_series(
     return list(series.values())
 
 
-def my_match_list(*, user: User, limit: int = 30) -> list[dict[str, Any]]:
-    """我的战绩: the user's matches, newest first, each with its per-hand results."""
-    seats = (
+def my_match_seat_list(*, user: User) -> QuerySet[MatchPlayer]:
+    """我的战绩: the user's seats, newest match first (a queryset, to slice or paginate)."""
+    return (
         MatchPlayer.objects.filter(user=user)
         .select_related("match__room", "match__club")
-        .order_by("-match__created_at", "-match_id")[:limit]
+        .order_by("-match__created_at", "-match_id", "-pk")
     )
-    out = []
-    for player in seats:
-        match = player.match
-        results = HandResult.objects.filter(match=match, user=user).select_related("hand")
-        out.append({
-            "match": match,
+
+
+def my_match_rows(*, user: User, seats: Iterable[MatchPlayer]) -> list[dict[str, Any]]:
+    """我的战绩 rows of ``seats`` (e.g. one page of :func:`my_match_seat_list`), each with
+    the user's per-hand results, totals and match result.
+
+    Three queries in all (the seats, their hand results, their match results), however
+    many seats there are.
+    """
+    seats = list(seats)
+    match_ids = [player.match_id for player in seats]
+    hands: dict[int, list[HandResult]] = {match_id: [] for match_id in match_ids}
+    for r in (
+        HandResult.objects.filter(match_id__in=match_ids, user=user)
+        .select_related("hand")
+        .order_by("match_id", "hand__number", "pk")
+    ):
+        hands[r.match_id].append(r)
+    results: dict[int, MatchResult] = {}
+    for m in MatchResult.objects.filter(match_id__in=match_ids, user=user):
+        results.setdefault(m.match_id, m)
+    return [
+        {
+            "match": player.match,
             "seat": player.seat,
             "hands": [
                 {"hand": r.hand, "points": r.points, "amount": r.amount, "won": r.won}
-                for r in results.order_by("hand__number")
+                for r in hands[player.match_id]
             ],
-            "points": sum(r.points for r in results),
-            "amount": sum(r.amount for r in results),
-            "result": MatchResult.objects.filter(match=match, user=user).first(),
-        })
-    return out
+            "points": sum(r.points for r in hands[player.match_id]),
+            "amount": sum(r.amount for r in hands[player.match_id]),
+            "result": results.get(player.match_id),
+        }
+        for player in seats
+    ]
+
+
+def my_match_list(*, user: User, limit: int = 30) -> list[dict[str, Any]]:
+    """我的战绩: the user's latest ``limit`` matches, newest first, each with its per-hand
+    results (see :func:`my_match_rows`)."""
+    return my_match_rows(user=user, seats=my_match_seat_list(user=user)[:limit])
 
 
 def hand_get_for_viewer(*, hand_id: int, user: User | Any, share: str = "") -> Hand:

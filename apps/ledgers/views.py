@@ -10,6 +10,7 @@ import json
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -24,15 +25,27 @@ from .exports import ledger_csv
 from .forms import AdjustmentForm, LedgerFilterForm
 from .replay import hand_replay, replay_share_token
 
-ENTRIES_SHOWN = 300
+ENTRIES_PER_PAGE = 100
+MATCHES_PER_PAGE = 20
+
+
+def _query_without_page(request: HttpRequest) -> str:
+    """The request's query string (the filters) without ``page``, for page links."""
+    query = request.GET.copy()
+    query.pop("page", None)
+    return query.urlencode()
 
 
 @login_required
 def my_results(request: HttpRequest) -> HttpResponse:
-    """我的战绩: my matches with per-hand results."""
-    return render(
-        request, "ledgers/mine.html", {"matches": selectors.my_match_list(user=request.user)}
-    )
+    """我的战绩: my matches with per-hand results, 20 matches a page (``?page=N``)."""
+    paginator = Paginator(selectors.my_match_seat_list(user=request.user), MATCHES_PER_PAGE)
+    page = paginator.get_page(request.GET.get("page"))
+    return render(request, "ledgers/mine.html", {
+        "matches": selectors.my_match_rows(user=request.user, seats=page.object_list),
+        "page_obj": page,
+        "query": _query_without_page(request),
+    })
 
 
 @login_required
@@ -74,22 +87,25 @@ def hand_record_download(request: HttpRequest, hand_id: int) -> HttpResponse:
 
 @login_required
 def club_ledger(request: HttpRequest, club_id: int) -> HttpResponse:
-    """The club ledger: filters, per-member totals, chart, daily summary and rows."""
+    """The club ledger: filters, per-member totals, chart and daily summary (over all the
+    filtered rows), and the rows themselves, newest first, 100 a page (``?page=N``)."""
     access = selectors.ledger_access(club_id=club_id, user=request.user)
     form = LedgerFilterForm(request.GET or None, club=access.club, sees_all=access.sees_all)
     filters = form.filters() if request.GET else selectors.LedgerFilters()
     entries = selectors.ledger_entry_list(access=access, filters=filters)
     series = selectors.cumulative_series(access=access, filters=filters)
+    page = Paginator(entries.reverse(), ENTRIES_PER_PAGE).get_page(request.GET.get("page"))
     return render(request, "ledgers/club.html", {
         "club": access.club,
         "access": access,
         "form": form,
-        "query": request.GET.urlencode(),
+        "query": _query_without_page(request),
         "totals": selectors.member_totals(access=access, filters=filters),
         "daily": selectors.daily_summary(access=access, filters=filters),
         "chart": cumulative_chart_svg(series),
-        "entries": list(entries.reverse()[:ENTRIES_SHOWN]),
-        "entry_count": entries.count(),
+        "entries": page.object_list,
+        "page_obj": page,
+        "entry_count": page.paginator.count,
         "adjust_form": AdjustmentForm() if access.is_owner else None,
     })
 
