@@ -168,9 +168,12 @@ def markdown(results: list[Result], memory: dict[str, Any], machine: dict[str, A
         "- Bots (`benchmarks/load/bots.py`) play from their own observation: a win when "
         "offered, else a random legal action; `ready_next` between hands; one message in "
         "flight. Latency: sending a message → receiving the frame whose events confirm it. "
-        "Rooms alternate duyun / zigong, 16 hands per match, 15-second turns.",
+        "Rooms alternate duyun / zigong, 16 hands per match, 15-second turns. A table "
+        "whose match finishes starts another with the same players (a full-speed table "
+        "plays 16 hands in about 3 s), so every table plays through the whole window.",
         "- Bare transport (`benchmarks/load/bare.py`): the same number of groups of 4 "
-        "connections on the same processes and Redis; a consumer that `group_send`s each "
+        "connections on the same processes and Redis, through the same channel layer "
+        "(Redis pub/sub, `config/settings.py`); a consumer that `group_send`s each "
         "received frame to its group; the members take turns, one message in flight per "
         "group, like a table. Ratio = game actions/s ÷ bare broadcasts/s at the same "
         "table count and process count.",
