@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import environ
+from redis.connection import parse_url as parse_redis_url
 
 from apps.core.embedded_redis import EMBEDDED_REDIS_URL
 
@@ -97,8 +98,8 @@ else:
     # collide (pytest-xdist appends its worker suffix to this name).
     DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-        # Parameters travel apart from the SQL, and psycopg prepares statements it sees
-        # repeatedly: less work per move on both sides than client-side interpolation.
+        # Parameters travel apart from the SQL (no client-side interpolation). Statements are
+        # not prepared: Django leaves psycopg's prepare_threshold off unless OPTIONS set it.
         DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -152,13 +153,15 @@ CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
         "CONFIG": {
-            "prefix": f"asgi:db{urlsplit(REDIS_URL).path.lstrip('/') or '0'}:",
+            "prefix": f"asgi:db{parse_redis_url(REDIS_URL).get('db', 0)}:",
             "hosts": [
                 {
                     "address": REDIS_URL,
                     # redis-py >= 8 defaults socket_timeout to 5 s; keep commands patient
-                    # through a busy Redis rather than dropping the connection.
+                    # through a busy Redis rather than dropping the connection, but give up
+                    # quickly on a Redis that cannot be reached at all.
                     "socket_timeout": 15,
+                    "socket_connect_timeout": 2,
                 }
             ]
         },

@@ -41,10 +41,21 @@ def serve(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
             assert process.poll() is None, "serve exited during start-up"
             assert time.monotonic() < deadline, "serve did not become healthy in 60s"
             time.sleep(0.5)
+    tree = psutil.Process(process.pid)
     yield process, port
+    # serve's children run in sessions of their own: stop serve the way a user does (it
+    # stops them), and only then kill whatever is left, so no test leaves servers behind.
+    leftovers = tree.children(recursive=True) if process.poll() is None else []
     if process.poll() is None:
-        process.kill()
-        process.wait()
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    for child in leftovers:
+        if child.is_running():
+            child.kill()
 
 
 def test_sigterm_stops_everything_cleanly(serve: tuple[subprocess.Popen[bytes], int]) -> None:

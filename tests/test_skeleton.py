@@ -1,7 +1,6 @@
 """Smoke tests of the project skeleton: HTTP, auth, API schema, websockets, Celery."""
 
 import asyncio
-from urllib.parse import urlsplit
 
 import pytest
 from channels.layers import get_channel_layer
@@ -10,6 +9,7 @@ from channels_redis.pubsub import RedisPubSubChannelLayer
 from django.conf import settings
 from django.core.management import call_command
 from django.test import Client
+from redis.connection import parse_url
 
 from apps.accounts.models import User
 from config.asgi import application
@@ -116,7 +116,7 @@ async def test_channel_layers_of_different_redis_databases_do_not_hear_each_othe
     """Pub/sub ignores the database number, so the layer's prefix must carry it: a site on
     another database of the same Redis server (or a benchmark) never gets our updates."""
     config = settings.CHANNEL_LAYERS["default"]["CONFIG"]
-    db = urlsplit(settings.REDIS_URL).path.lstrip("/") or "0"
+    db = int(parse_url(settings.REDIS_URL).get("db", 0))
     assert config["prefix"] == f"asgi:db{db}:"
     ours = RedisPubSubChannelLayer(**config)
     theirs = RedisPubSubChannelLayer(**{**config, "prefix": f"asgi:db{int(db) + 1}:"})

@@ -23,6 +23,7 @@ nothing for a few seconds checks the match's version and catches up
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import weakref
@@ -65,6 +66,9 @@ MOVE_THREADS = 3
 several threads, moves of different matches overlap those waits (one match's moves still
 run one at a time, see :func:`call_then_send`)."""
 _move_pool = ThreadPoolExecutor(MOVE_THREADS, thread_name_prefix="moves")
+SEND_TIMEOUT = 2.0
+"""Seconds a committed update may take to reach Redis before it is given up (the
+connections' version check delivers it instead)."""
 _match_locks: weakref.WeakKeyDictionary[
     asyncio.AbstractEventLoop, weakref.WeakValueDictionary[int, asyncio.Lock]
 ] = weakref.WeakKeyDictionary()
@@ -104,19 +108,44 @@ async def call_then_send(function: Callable[..., T], *, match_id: int, **kwargs:
     sends before the next starts, so that match's updates leave in commit order; calls on
     different matches run side by side.
     """
+    async with _match_lock(match_id):
+        outbox: list[tuple[str, dict[str, Any]]] = []
+        token = _outbox.set(outbox)
+        try:
+            return await _in_move_thread(function, match_id=match_id, **kwargs)
+        finally:
+            _outbox.reset(token)
+            await _send_all(outbox)
+
+
+async def call_in_order(function: Callable[..., T], *, match_id: int, **kwargs: Any) -> T:
+    """Run a blocking read of match ``match_id`` (a snapshot, a catch-up) in a move thread,
+    between that match's moves: the process's cached round is never read while a move is
+    changing it."""
+    async with _match_lock(match_id):
+        return await _in_move_thread(function, match_id=match_id, **kwargs)
+
+
+def _match_lock(match_id: int) -> asyncio.Lock:
     locks = _match_locks.setdefault(asyncio.get_running_loop(), weakref.WeakValueDictionary())
     lock = locks.get(match_id)
     if lock is None:
         lock = locks[match_id] = asyncio.Lock()
-    async with lock:
-        outbox: list[tuple[str, dict[str, Any]]] = []
-        token = _outbox.set(outbox)
-        try:
-            call = DatabaseSyncToAsync(function, thread_sensitive=False, executor=_move_pool)
-            return await call(match_id=match_id, **kwargs)
-        finally:
-            _outbox.reset(token)
-            await _send_all(outbox)
+    return lock
+
+
+async def _in_move_thread(function: Callable[..., T], **kwargs: Any) -> T:
+    """Call ``function`` in a move thread and wait for it to finish, even when the caller
+    is cancelled (a closing connection): the thread runs on regardless, and the match's
+    lock must not pass to the next call, nor its commits go unsent, before it is done."""
+    call = DatabaseSyncToAsync(function, thread_sensitive=False, executor=_move_pool)
+    work = asyncio.ensure_future(call(**kwargs))
+    try:
+        return await asyncio.shield(work)
+    except asyncio.CancelledError:
+        with contextlib.suppress(BaseException):
+            await work
+        raise
 
 
 async def _send_all(outbox: list[tuple[str, dict[str, Any]]]) -> None:
@@ -126,8 +155,9 @@ async def _send_all(outbox: list[tuple[str, dict[str, Any]]]) -> None:
     assert layer is not None, "CHANNEL_LAYERS must be configured"
     for group, message in outbox:
         try:
-            await layer.group_send(group, message)
-        except (RedisError, OSError):
+            # A Redis that hangs instead of refusing must not hold this match's next move.
+            await asyncio.wait_for(layer.group_send(group, message), SEND_TIMEOUT)
+        except (RedisError, OSError, TimeoutError):
             logger.warning("%s: update v%s not sent (Redis unreachable)", group, message.get("v"))
 
 

@@ -29,6 +29,7 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.db import InterfaceError, OperationalError
+from redis.exceptions import RedisError
 
 from . import broadcast, presence, selectors, services
 from .protocol import MAX_MESSAGE_BYTES, MatchError
@@ -111,6 +112,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self.limited_notice_at = 0.0
         await self.accept()
         await self.channel_layer.group_add(broadcast.room_group(self.room_id), self.channel_name)
+        self.heartbeat = asyncio.create_task(self._heartbeat())
         if access.match_id is not None:
             await self._follow(access.match_id, since=self._query_version())
         else:
@@ -123,20 +125,35 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         return None
 
     async def _follow(self, match_id: int, *, since: int | None) -> None:
-        """Subscribe to a match, then send a snapshot or the events missed since ``since``."""
+        """Subscribe to a match (leaving the previous one), then send a snapshot or the
+        events missed since ``since``."""
         came_online = False
         if self.match_id != match_id:
-            self.match_id = match_id
+            await self._leave_match()
+            async with self.order:
+                self.match_id, self.version = match_id, -1
             await self.channel_layer.group_add(broadcast.match_group(match_id), self.channel_name)
             if self.seat is not None:
                 came_online = await _off_loop(
                     presence.presence_join, match_id, self.seat, self.channel_name
                 )
-            if self.heartbeat is None:
-                self.heartbeat = asyncio.create_task(self._heartbeat())
         await self._resync(since)
         if came_online:
             await self._presence_broadcast()
+
+    async def _leave_match(self) -> None:
+        """Stop following the current match: its group and this seat's presence in it."""
+        if self.match_id is None:
+            return
+        if self.seat is not None:
+            went_offline = await _off_loop(
+                presence.presence_leave, self.match_id, self.seat, self.channel_name
+            )
+            if went_offline:
+                await self._presence_broadcast()
+        await self.channel_layer.group_discard(
+            broadcast.match_group(self.match_id), self.channel_name
+        )
 
     async def _resync(self, since: int | None) -> None:
         async with self.order:
@@ -145,12 +162,12 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     async def _resync_in_order(self, since: int | None) -> None:
         assert self.match_id is not None
         if since is None:
-            frame = await database_sync_to_async(selectors.table_snapshot)(
-                self.match_id, self.seat
+            frame = await broadcast.call_in_order(
+                selectors.table_snapshot, match_id=self.match_id, viewer=self.seat
             )
         else:
-            frame = await database_sync_to_async(selectors.table_catchup)(
-                self.match_id, since, self.seat
+            frame = await broadcast.call_in_order(
+                selectors.table_catchup, match_id=self.match_id, since=since, viewer=self.seat
             )
         self.version = frame["v"]
         self.seats = [p["seat"] for p in frame["table"]["players"]]
@@ -158,34 +175,46 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self.send_json(frame)
 
     async def _heartbeat(self) -> None:
-        """Catch up after a quiet spell that may hide a lost update; for a seat, keep its
-        presence alive and report seats whose connections died."""
-        assert self.match_id is not None
+        """After a quiet spell, which may hide a lost update or a lost ``match_started``,
+        check the room's current match and catch up; for a seat, keep its presence alive
+        and report seats whose connections died."""
         refreshed_at = time.monotonic()
         while True:
             await asyncio.sleep(VERSION_CHECK_SECONDS)
-            if time.monotonic() - self.sent_at >= VERSION_CHECK_SECONDS:
-                await self._catch_up_if_behind()
-            if self.seat is None or time.monotonic() - refreshed_at < presence.HEARTBEAT_SECONDS:
-                continue
-            refreshed_at = time.monotonic()
-            await _off_loop(presence.presence_refresh, self.match_id, self.seat, self.channel_name)
-            if await _off_loop(presence.presence_prune, self.match_id, self.seats):
-                await self._presence_broadcast()
+            try:
+                if time.monotonic() - self.sent_at >= VERSION_CHECK_SECONDS:
+                    await self._catch_up_if_behind()
+                if (self.match_id is None or self.seat is None
+                        or time.monotonic() - refreshed_at < presence.HEARTBEAT_SECONDS):
+                    continue
+                refreshed_at = time.monotonic()
+                await _off_loop(
+                    presence.presence_refresh, self.match_id, self.seat, self.channel_name
+                )
+                if await _off_loop(presence.presence_prune, self.match_id, self.seats):
+                    await self._presence_broadcast()
+            except (OperationalError, InterfaceError, RedisError, OSError):
+                pass  # the database or Redis is away: the next round tries again
+            except Exception:
+                logger.exception("room %s: heartbeat round failed", self.room_id)
 
     async def _catch_up_if_behind(self) -> None:
-        assert self.match_id is not None
-        try:
-            version = await database_sync_to_async(selectors.match_version)(self.match_id)
-            if version is None or version <= self.version:
-                return
-            async with self.order:
-                if version > self.version:  # an update may have arrived meanwhile
-                    logger.info("match %s: catching up a connection from v%s to v%s",
-                                self.match_id, self.version, version)
-                    await self._resync_in_order(self.version)
-        except (OperationalError, InterfaceError):
-            pass  # the database is away: the next check (or the client's retry) catches up
+        current = await database_sync_to_async(selectors.room_match_version)(self.room_id)
+        if current is None:
+            return
+        match_id, version = current
+        if match_id != self.match_id:
+            logger.info("room %s: following match %s (its start was not heard)",
+                        self.room_id, match_id)
+            await self._switch_to(match_id)
+            return
+        if version <= self.version:
+            return
+        async with self.order:
+            if version > self.version:  # an update may have arrived meanwhile
+                logger.info("match %s: catching up a connection from v%s to v%s",
+                            match_id, self.version, version)
+                await self._resync_in_order(self.version)
 
     async def _presence_broadcast(self) -> None:
         """Tell everyone at the table which seats are connected now."""
@@ -205,21 +234,12 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             return
         if self.heartbeat is not None:
             self.heartbeat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            with contextlib.suppress(BaseException):
                 await self.heartbeat
-        if self.match_id is not None and self.seat is not None:
-            went_offline = await _off_loop(
-                presence.presence_leave, self.match_id, self.seat, self.channel_name
-            )
-            if went_offline:
-                await self._presence_broadcast()
+        await self._leave_match()
         await self.channel_layer.group_discard(
             broadcast.room_group(self.room_id), self.channel_name
         )
-        if self.match_id is not None:
-            await self.channel_layer.group_discard(
-                broadcast.match_group(self.match_id), self.channel_name
-            )
 
     async def websocket_receive(self, message: dict[str, Any]) -> None:
         """Refuse oversized or binary frames before parsing; rate-limit everything."""
@@ -304,7 +324,11 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                                   "players": event["players"]})
 
     async def table_match_started(self, event: dict[str, Any]) -> None:
-        """A match started in this room: re-check the seat, subscribe and send a snapshot."""
+        """A match started in this room: follow it."""
+        await self._switch_to(event["match_id"])
+
+    async def _switch_to(self, match_id: int) -> None:
+        """Re-check the seat in the room's new match, subscribe and send a snapshot."""
         room = await database_sync_to_async(selectors.room_by_code)(
             self.scope["url_route"]["kwargs"]["code"]
         )
@@ -312,8 +336,11 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if access is None:
             await self.close(code=CLOSE_FORBIDDEN)
             return
+        if access.seat != self.seat:
+            await self._leave_match()  # presence is kept per seat
+            self.match_id = None
         self.seat = access.seat
-        await self._follow(event["match_id"], since=None)
+        await self._follow(match_id, since=None)
 
 
 async def _off_loop(function: Any, *args: Any) -> Any:

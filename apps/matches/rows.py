@@ -1,4 +1,4 @@
-"""The three statements of every change to a match, prepared once per database connection.
+"""The three statements of every change to a match, built once per database connection.
 
 Lock and read the match row, update it, insert the change's log rows: every move runs these
 three, and building them through the ORM (a new ``Query``, compiled anew each time) cost
@@ -52,7 +52,7 @@ _statements: weakref.WeakKeyDictionary[BaseDatabaseWrapper, _Statements] = (
 )
 
 
-def _prepared() -> tuple[BaseDatabaseWrapper, _Statements]:
+def _built() -> tuple[BaseDatabaseWrapper, _Statements]:
     """This thread's connection and its statements (built on first use)."""
     connection = connections[DEFAULT_DB_ALIAS]
     statements = _statements.get(connection)
@@ -98,7 +98,7 @@ def match_lock(match_id: int) -> Match:
 
     Raises :class:`Match.DoesNotExist` when there is no such match.
     """
-    connection, statements = _prepared()
+    connection, statements = _built()
     with connection.cursor() as cursor:
         cursor.execute(statements.lock_sql, [match_id])
         row = cursor.fetchone()
@@ -114,7 +114,7 @@ def match_lock(match_id: int) -> Match:
 
 def match_write(match: Match) -> None:
     """Write the match's mutable columns (:data:`MUTABLE_MATCH_FIELDS`)."""
-    connection, statements = _prepared()
+    connection, statements = _built()
     params = [
         f.get_db_prep_save(f.pre_save(match, False), connection)
         for f in statements.update_fields
@@ -130,7 +130,7 @@ def events_insert(entries: Sequence[MatchEvent]) -> None:
     """Insert new log rows in one statement (their ``id`` is left unset)."""
     if not entries:
         return
-    connection, statements = _prepared()
+    connection, statements = _built()
     params: list[Any] = []
     for entry in entries:
         params.extend(

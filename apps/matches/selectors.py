@@ -60,9 +60,13 @@ def table_access(room: Room, user: Any) -> TableAccess | None:
     return TableAccess(room.pk, seat, match.pk if match is not None else None)
 
 
-def match_version(match_id: int) -> int | None:
-    """The version (seq of the last log entry) of a match, or ``None`` if it is gone."""
-    return Match.objects.filter(pk=match_id).values_list("version", flat=True).first()
+def room_match_version(room_id: int) -> tuple[int, int] | None:
+    """The room's most recent match and its version (seq of its last log entry), or
+    ``None`` before its first match."""
+    return (
+        Match.objects.filter(room_id=room_id).order_by("-created_at", "-pk")
+        .values_list("pk", "version").first()
+    )
 
 
 def table_snapshot(match_id: int, viewer: int | None) -> dict[str, Any]:

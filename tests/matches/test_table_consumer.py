@@ -11,7 +11,7 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
-from apps.matches import consumers, state
+from apps.matches import consumers, services, state
 from apps.matches.models import Hand, Match, MatchEvent
 from majiang import VARIANTS
 from majiang.record import replay
@@ -245,6 +245,75 @@ async def test_a_lost_last_update_is_caught_up_from_the_database(
     for viewer, frame in enumerate(frames):
         assert_nothing_hidden(frame, viewer if viewer < 4 else None, truth)
     await close_all(comms)
+
+
+async def test_snapshots_taken_during_moves_show_exactly_one_version(make_table: Any) -> None:
+    """Moves run in move threads and change the process's cached round in place; a
+    snapshot asked for meanwhile (a reconnect, a ``hello``) must wait for the move, never
+    read a half-applied round: every snapshot equals the replay of the log at its version."""
+    table = await database_sync_to_async(make_table)("zigong")
+    comms, latest = await open_all(table)
+    match_id = latest[0]["table"]["match"]
+    watcher = connect_as(table.spectator, table.room.code)
+    assert (await watcher.connect())[0]
+    await recv(watcher)
+    snapshots: list[dict[str, Any]] = []
+    for _ in range(25):
+        if latest[0]["table"]["stage"] != "hand":
+            break
+        seat, move = next(
+            (s, m) for s in range(4) if (m := choose(latest[s]["observation"])) is not None
+        )
+        await comms[seat].send_json_to({**move, "v": latest[seat]["v"]})
+        await watcher.send_json_to({"type": "hello"})  # races the move just sent
+        for viewer, comm in enumerate(comms):
+            frame = await recv(comm)
+            assert frame["type"] == "update", frame
+            latest[viewer] = frame
+        seen = -1
+        while seen < latest[0]["v"]:  # the snapshot, and the move's update if it came later
+            frame = await recv(watcher)
+            seen = max(seen, frame["v"])
+            if frame["type"] == "snapshot":
+                snapshots.append(frame)
+    assert len(snapshots) >= 10
+    for snap in snapshots:
+        match = await database_sync_to_async(Match.objects.get)(pk=match_id)
+        hand = await database_sync_to_async(match.hands.get)(number=1)
+        truth = await database_sync_to_async(state.round_rebuild)(match, hand, upto=snap["v"])
+        assert snap["observation"] == truth.observation(None), snap["v"]
+    await watcher.disconnect()
+    await close_all(comms)
+
+
+async def test_a_lost_match_start_is_noticed_by_waiting_connections(
+    make_table: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pub/sub may lose the room's ``match_started`` notice: a connection waiting at the
+    table finds the new match by its quiet-spell check and shows it."""
+    monkeypatch.setattr(consumers, "VERSION_CHECK_SECONDS", 0.5)
+    table = await database_sync_to_async(make_table)(start=False)
+    comm = connect_as(table.users[1], table.room.code)
+    assert (await comm.connect())[0]
+    assert (await recv(comm))["type"] == "waiting"
+    layer = get_channel_layer()
+    real_send = layer.group_send
+    lost: list[str] = []
+
+    async def drop_room_notices(group: str, message: dict[str, Any]) -> None:
+        if group.startswith("table_"):
+            lost.append(message["type"])
+            return
+        await real_send(group, message)
+
+    monkeypatch.setattr(layer, "group_send", drop_room_notices)
+    await database_sync_to_async(services.match_start)(room=table.room)
+    frame = await recv(comm)
+    assert "table.match_started" in lost
+    match = await database_sync_to_async(Match.objects.get)(room=table.room)
+    assert frame["type"] == "snapshot" and frame["table"]["match"] == match.pk
+    assert frame["seat"] == 1 and frame["observation"]["me"]["seat"] == 1
+    await comm.disconnect()
 
 
 async def test_access_rules(make_table: Any) -> None:
