@@ -74,12 +74,13 @@ def pays_each(payer: int, payees: list[int], *items: tuple[str, int, str]) -> li
     return [(payer, p, c, n, r) for p in payees for (c, n, r) in items]
 
 
-def exhaust(rnd: Round) -> Round:
-    """Play on by discarding each drawn tile and passing every claim, to 黄庄.
+def exhaust(rnd: Round, *, last_draw: bool = False) -> Round:
+    """Play on by discarding each drawn tile and passing every claim, to 黄庄 (or, with
+    ``last_draw``, until a seat holds the last wall tile and must act on it).
 
     Fails if anyone is offered a win: exhaustion scenarios keep every wait out of the wall.
     """
-    while not rnd.ended:
+    while not rnd.ended and not (last_draw and not rnd.wall.remaining and rnd.window is None):
         seat = rnd.pending()[0]
         legal = rnd.legal_actions(seat)
         assert not any(a.type is ActionType.WIN for a in legal), f"seat {seat} could win"

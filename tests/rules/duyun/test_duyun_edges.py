@@ -163,19 +163,6 @@ def test_D8_a_locked_player_owes_baopai_for_a_robbable_zhuanwan_dou() -> None:
 # -- D11: no kong when the wall has no tile left to replace it --------------------------------
 
 
-def _to_last_draw(rnd: Round) -> None:
-    """Pass and discard until a seat has drawn the last wall tile."""
-    while rnd.wall.remaining or rnd.window is not None:
-        seat = rnd.pending()[0]
-        assert not any(a.type is ActionType.WIN for a in rnd.legal_actions(seat))
-        if rnd.window is not None:
-            rnd.apply(Action(ActionType.PASS, seat))
-        else:
-            drawn = rnd.seats[seat].drawn
-            assert drawn is not None
-            rnd.apply(Action(ActionType.DISCARD, seat, drawn))
-
-
 # Three hands far from ready; 9p is the last wall tile (back).
 D11_DEALER = "1357m2468s2468p5s9s"
 D11_OTHER = "2468m1357s1357p9m"
@@ -186,7 +173,7 @@ def test_D11_no_concealed_kong_on_the_last_wall_tile() -> None:
     # last one, its fourth 9p.
     rnd = deal([D11_DEALER, D11_OTHER, "999p1359m2479s36p"], back="9p", **OFF)
     play(rnd, "0:discard:9s")
-    _to_last_draw(rnd)
+    exhaust(rnd, last_draw=True)
     assert rnd.turn == 2 and rnd.seats[2].drawn is Tile.P9 and rnd.seats[2].hand[Tile.P9] == 4
     assert Action(ActionType.KONG, 2, Tile.P9) not in rnd.legal_actions(2)
     with pytest.raises(IllegalActionError):
@@ -207,7 +194,7 @@ def test_D11_no_zhuanwan_dou_on_the_last_wall_tile() -> None:
     dealer = "1357m2468s2468p99p"
     rnd = deal([dealer, D11_OTHER, "135589m2479s367p"], draws="2p9p", back="9p", **OFF)
     play(rnd, "0:discard:8p", "1:discard:2p", "2:discard:9p", "0:pung", "0:discard:1m")
-    _to_last_draw(rnd)
+    exhaust(rnd, last_draw=True)
     assert rnd.turn == 0 and rnd.seats[0].drawn is Tile.P9
     assert rnd.seats[0].melds[0].kind is MeldKind.PUNG
     assert Action(ActionType.KONG, 0, Tile.P9) not in rnd.legal_actions(0)
@@ -220,7 +207,7 @@ def test_D11_no_exposed_kong_on_the_last_discard() -> None:
     # (nor 碰) is offered and the hand is 黄庄 (D3, D11).
     rnd = deal([D11_DEALER, "2468m1357s13p999p", "135589m2479s367p"], back="9p", **OFF)
     play(rnd, "0:discard:9s")
-    _to_last_draw(rnd)
+    exhaust(rnd, last_draw=True)
     assert rnd.turn == 2 and rnd.seats[2].drawn is Tile.P9
     play(rnd, "2:discard:9p")
     assert rnd.ended and rnd.end_reason == "exhausted"
