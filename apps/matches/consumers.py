@@ -10,8 +10,9 @@ table when a seat comes online or goes offline (a ``presence`` frame).
 The channel layer is Redis pub/sub: at most once. An update published while this process's
 subscription was reconnecting is lost, and so is one whose commit outlived a dropped
 database link. A gap shows at the next update; a lost *last* update would leave the client
-waiting, so a connection that has forwarded nothing for :data:`VERSION_CHECK_SECONDS` reads
-the match's version and catches up if it is behind.
+waiting (as would a lost ``match_started``), so a connection that has forwarded nothing for
+:data:`VERSION_CHECK_SECONDS` reads the room's current match and its version, and follows or
+catches up.
 """
 
 from __future__ import annotations

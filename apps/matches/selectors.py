@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 
 from apps.clubs.models import Room, RoomSeat
 from apps.clubs.selectors import membership_role
@@ -33,9 +33,14 @@ def room_by_code(code: str) -> Room | None:
     return Room.objects.select_related("club").filter(code=code).first()
 
 
+def _room_matches(room_id: int) -> QuerySet[Match]:
+    """The room's matches, most recent first."""
+    return Match.objects.filter(room_id=room_id).order_by("-created_at", "-pk")
+
+
 def match_current(room_id: int) -> Match | None:
     """The room's most recent match, if one has started."""
-    return Match.objects.filter(room_id=room_id).order_by("-created_at", "-pk").first()
+    return _room_matches(room_id).first()
 
 
 def table_access(room: Room, user: Any) -> TableAccess | None:
@@ -63,10 +68,7 @@ def table_access(room: Room, user: Any) -> TableAccess | None:
 def room_match_version(room_id: int) -> tuple[int, int] | None:
     """The room's most recent match and its version (seq of its last log entry), or
     ``None`` before its first match."""
-    return (
-        Match.objects.filter(room_id=room_id).order_by("-created_at", "-pk")
-        .values_list("pk", "version").first()
-    )
+    return _room_matches(room_id).values_list("pk", "version").first()
 
 
 def table_snapshot(match_id: int, viewer: int | None) -> dict[str, Any]:
