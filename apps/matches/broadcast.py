@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import weakref
 from collections.abc import Callable
@@ -36,6 +35,8 @@ from asgiref.sync import async_to_sync
 from channels.db import DatabaseSyncToAsync
 from channels.layers import get_channel_layer
 from redis.exceptions import RedisError
+
+from .protocol import encode_frame
 
 UPDATE_EVENT = "table.update"
 MATCH_STARTED_EVENT = "table.match_started"
@@ -84,7 +85,7 @@ def send_updates(match_id: int, updates: dict[int | None, dict[str, Any]]) -> No
         "type": UPDATE_EVENT,
         "from": first["from"],
         "v": first["v"],
-        "texts": {audience(viewer): _encode(frame) for viewer, frame in updates.items()},
+        "texts": {audience(viewer): encode_frame(frame) for viewer, frame in updates.items()},
     }
     outbox = _outbox.get()
     if outbox is not None:
@@ -93,11 +94,6 @@ def send_updates(match_id: int, updates: dict[int | None, dict[str, Any]]) -> No
     layer = get_channel_layer()
     assert layer is not None, "CHANNEL_LAYERS must be configured"
     async_to_sync(layer.group_send)(match_group(match_id), message)
-
-
-def _encode(frame: dict[str, Any]) -> str:
-    """A frame as compact JSON text (UTF-8 on the wire: names are not escaped)."""
-    return json.dumps(frame, separators=(",", ":"), ensure_ascii=False)
 
 
 async def call_then_send(function: Callable[..., T], *, match_id: int, **kwargs: Any) -> T:

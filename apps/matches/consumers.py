@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from typing import Any
@@ -33,7 +32,7 @@ from django.db import InterfaceError, OperationalError
 from redis.exceptions import RedisError
 
 from . import broadcast, presence, selectors, services
-from .protocol import MAX_MESSAGE_BYTES, MatchError
+from .protocol import MAX_MESSAGE_BYTES, MatchError, decode_message, encode_frame
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
@@ -84,6 +83,11 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
         await handler(message)
+
+    @classmethod
+    async def encode_json(cls, content: Any) -> str:
+        """Frames sent with ``send_json`` are encoded like relayed updates."""
+        return encode_frame(content)
 
     async def connect(self) -> None:
         """Authenticate, decide seat or spectator, subscribe, send the current view."""
@@ -253,7 +257,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self._refuse(MatchError(code))
             return
         try:
-            content = json.loads(text)
+            content = decode_message(text)
         except ValueError:
             await self._refuse(MatchError("malformed", "消息不是有效的 JSON"))
             return

@@ -10,11 +10,28 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+import orjson
+
 from majiang import Action, ActionType, Event, RecordError
 from majiang.tiles import parse_tile
 
 MAX_MESSAGE_BYTES = 4096
 """Larger client frames are refused with ``too_large`` without being parsed."""
+
+
+def encode_frame(frame: Mapping[str, Any]) -> str:
+    """A server frame as compact JSON text (UTF-8 on the wire: names are not escaped).
+
+    orjson: a move encodes five frames, and the standard library's encoder was about a
+    tenth of a move's CPU. Integer keys become strings, as ``json.dumps`` makes them.
+    """
+    return orjson.dumps(frame, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def decode_message(text: str) -> Any:
+    """Parse a client frame's JSON; raises :class:`ValueError` when it is not valid JSON
+    (``NaN`` and integers past 64 bits included)."""
+    return orjson.loads(text)
 
 ACTION_TYPES = frozenset(t.value for t in ActionType)
 TABLE_TYPES = frozenset({"ready_next", "dissolve_propose", "dissolve_vote", "resume"})
