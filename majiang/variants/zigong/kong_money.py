@@ -30,9 +30,16 @@ def _payments(kong: Kong) -> list[tuple[int, int]]:
 
 
 def _hujiao_winners(rnd: Round, kong: Kong) -> list[int]:
-    """The seats that won the discard made right after this kong (杠上炮)."""
+    """The seats that won the discard made right after this kong (杠上炮) and so take its
+    money (Z15); none when a kong of that turn was robbed (Z21: "that winner gets no
+    transfer", the more specific ruling, so the turn's other kongs stay with the konger)."""
+    robbed = {k.index for k in rnd.kongs if k.robbed_by}
     return [
-        w.seat for w in rnd.wins if w.source is WinSource.DISCARD and kong.index in w.turn_kongs
+        w.seat
+        for w in rnd.wins
+        if w.source is WinSource.DISCARD
+        and kong.index in w.turn_kongs
+        and not robbed.intersection(w.turn_kongs)
     ]
 
 

@@ -99,6 +99,30 @@ def test_Z21_gangshangpao_after_a_robbed_kong_gets_no_transfer() -> None:
     assert rnd.settlement().totals == (1, -4, 3)
 
 
+def test_Z21_gangshangpao_after_a_robbed_kong_transfers_no_kong_of_that_turn() -> None:
+    """Z21 over Z15: seat 1 makes an 暗杠 and then a 补杠 in one turn; the 补杠 is robbed, and
+    the replacement discard is won (杠上炮). "That winner gets no transfer": the 暗杠's money
+    stays with seat 1 instead of moving to the 杠上炮 winner as Z15 alone would have it."""
+    hands = ["6s234s789s123p13p55p", "66s1111s5s456p78p9s", "123p456p789p57s88s"]
+    rnd = deal(hands, draws="9s9p6s", back="3s2p", multi_use=True)
+    act(rnd, "2 pass; 0 discard 6s; 1 pung 6s; 2 pass; 1 discard 9s; 2 discard 9s;"
+             " 0 discard 9p; 1 kong 1s; 1 kong 6s")
+    assert rnd.phase is Phase.ROB and rnd.pending() == (2,)
+    act(rnd, "2 win; 1 discard 2p; 0 win")
+    assert rnd.wins[-1].after_kong_discard and rnd.end_reason == "last_player"
+    # 暗杠 1s: 2 from each other seat (Z14), kept. 补杠 6s: 1 from the dealer (seat 2 has
+    # won), passed to the robber (Z21). Robber and 杠上炮 winner: 平胡 0 + 1 → 2 each.
+    assert lines(rnd) == [
+        (2, 1, "暗杠", 2, "Z14"),
+        (0, 1, "暗杠", 2, "Z14"),
+        (0, 1, "补杠", 1, "Z14"),
+        (1, 2, "抢杠转移", 1, "Z21"),
+        (1, 2, "牌型:平胡", 2, "Z11"),
+        (1, 0, "牌型:平胡", 2, "Z11"),
+    ]
+    assert rnd.settlement().totals == (-1, 0, 1)
+
+
 # -- Z17: 退税 also pays back a payer who has won ----------------------------------------------
 
 
