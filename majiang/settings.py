@@ -17,7 +17,8 @@ class Setting:
 
     ``kind`` is ``"int"``, ``"bool"`` or ``"choice"``. An int setting is bounded by
     ``minimum``/``maximum`` or restricted to ``choices``; a choice setting takes one of
-    ``choices``. ``description`` is one line in Chinese, shown to club owners.
+    ``choices``, which ``choice_labels`` name in Chinese (same order). ``description`` is
+    one line in Chinese, shown to club owners.
     """
 
     name: str
@@ -28,6 +29,25 @@ class Setting:
     minimum: int | None = None
     maximum: int | None = None
     label: str = ""
+    choice_labels: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.choice_labels and len(self.choice_labels) != len(self.choices):
+            raise ValueError(f"{self.name}: one label per choice")
+
+    def display(self, value: Any) -> str:
+        """``value`` as a club owner reads it: 开/关, a choice's Chinese name, or the number."""
+        if self.kind == "bool":
+            return "开" if value else "关"
+        if self.choice_labels and value in self.choices:
+            return self.choice_labels[self.choices.index(value)]
+        return str(value)
+
+    def _allowed(self) -> str:
+        return "可选值: " + ", ".join(
+            f"{choice} ({self.display(choice)})" if self.choice_labels else str(choice)
+            for choice in self.choices
+        )
 
     def validate(self, value: Any) -> Any:
         """Return ``value`` if valid for this setting, else raise ``ValueError`` in Chinese."""
@@ -39,14 +59,14 @@ class Setting:
             if not isinstance(value, int) or isinstance(value, bool):
                 raise ValueError("应为整数")
             if self.choices and value not in self.choices:
-                raise ValueError(f"可选值: {', '.join(map(str, self.choices))}")
+                raise ValueError(self._allowed())
             if self.minimum is not None and value < self.minimum:
                 raise ValueError(f"不能小于 {self.minimum}")
             if self.maximum is not None and value > self.maximum:
                 raise ValueError(f"不能大于 {self.maximum}")
             return value
         if value not in self.choices or isinstance(value, bool):
-            raise ValueError(f"可选值: {', '.join(map(str, self.choices))}")
+            raise ValueError(self._allowed())
         return value
 
     def to_json(self) -> dict[str, Any]:
@@ -60,6 +80,8 @@ class Setting:
         }
         if self.choices:
             out["choices"] = list(self.choices)
+        if self.choice_labels:
+            out["choice_labels"] = list(self.choice_labels)
         if self.minimum is not None:
             out["minimum"] = self.minimum
         if self.maximum is not None:

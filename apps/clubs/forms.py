@@ -55,7 +55,7 @@ def _setting_field(setting: Setting) -> forms.Field:
     if setting.choices:
         by_text = {str(choice): choice for choice in setting.choices}
         return forms.TypedChoiceField(
-            choices=[(text, text) for text in by_text],
+            choices=[(text, setting.display(choice)) for text, choice in by_text.items()],
             coerce=by_text.__getitem__,
             **common,
         )

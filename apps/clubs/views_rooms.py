@@ -165,7 +165,8 @@ def room_create(request: HttpRequest, club_id: int) -> HttpResponse:
 
 
 def _rules_display(variant_id: str, values: dict[str, Any]) -> list[dict[str, Any]]:
-    """A room's settings for display: label, value (开/关 for switches), description."""
+    """A room's settings for display: label, value as shown (开/关, a choice's name),
+    description."""
     variant = VARIANTS.get(variant_id)
     if variant is None:
         return [
@@ -173,13 +174,10 @@ def _rules_display(variant_id: str, values: dict[str, Any]) -> list[dict[str, An
         ]
     shown = []
     for setting in variant.schema.settings:
-        value = values.get(setting.name, setting.default)
-        if setting.kind == "bool":
-            value = "开" if value else "关"
         shown.append(
             {
                 "label": setting.label or setting.name,
-                "value": value,
+                "value": setting.display(values.get(setting.name, setting.default)),
                 "description": setting.description,
             }
         )

@@ -167,6 +167,10 @@ def test_room_form_is_generated_from_the_schema(world: World, variant_id: str) -
     for setting in VARIANTS[variant_id].schema.settings:
         assert f'name="s-{setting.name}"' in html
         assert setting.description in html
+        # a choice is offered by its Chinese name, posting its value
+        for value in setting.choices if setting.kind == "choice" else ():
+            assert f'<option value="{value}"' in html
+            assert f">{setting.display(value)}</option>" in html
 
 
 @pytest.mark.parametrize("variant_id", list(VARIANTS))
@@ -255,6 +259,18 @@ def test_lobby_page_shows_seats_and_rules(world: World) -> None:
     assert 'id="lobby-state"' in html
     for setting in VARIANTS[FIRST_VARIANT].schema.settings:
         assert setting.description in html
+
+
+def test_lobby_names_the_rooms_choices_in_chinese(world: World) -> None:
+    """The rules shown in the lobby read 点炮者, not ``discarder``."""
+    room, schema = world.room, VARIANTS["duyun"].schema
+    choice = schema["multi_win_dealer"]
+    room.variant = "duyun"
+    room.settings = {**schema.defaults(), choice.name: "discarder"}
+    room.save(update_fields=["variant", "settings"])
+    html = world.client("owner").get(f"/rooms/{room.code}/").content.decode()
+    assert "<dd>点炮者 " in html
+    assert "<dd>discarder " not in html
 
 
 @pytest.mark.parametrize("template", ["abc", "9" * 30])

@@ -72,6 +72,26 @@ def test_choice_setting() -> None:
     ]
 
 
+def test_choice_labels_name_the_choices() -> None:
+    setting = Setting("seat", "choice", "w", "谁坐庄", choices=("w", "d"),
+                      choice_labels=("赢家", "点炮者"))
+    assert setting.display("d") == "点炮者"
+    assert Setting("on", "bool", True, "开关").display(False) == "关"
+    assert Setting("n", "int", 1, "数").display(7) == "7"
+    assert setting.to_json()["choice_labels"] == ["赢家", "点炮者"]
+    with pytest.raises(ValueError, match=r"可选值: w \(赢家\), d \(点炮者\)"):
+        setting.validate("x")
+    with pytest.raises(ValueError, match="one label per choice"):
+        Setting("bad", "choice", "a", "x", choices=("a", "b"), choice_labels=("甲",))
+
+
+def test_every_choice_setting_of_the_real_variants_has_chinese_names() -> None:
+    for variant in VARIANTS.values():
+        for setting in variant.schema.settings:
+            if setting.kind == "choice":
+                assert len(setting.choice_labels) == len(setting.choices), setting.name
+
+
 def test_schema_json_and_registry() -> None:
     assert "basic" in VARIANTS and VARIANTS["basic"] is BASIC
     players = BASIC.schema["players"].to_json()

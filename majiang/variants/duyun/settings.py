@@ -34,6 +34,7 @@ SCHEMA = SettingsSchema(
             "first_winner",
             "一炮多响后谁坐庄: 庄家逆时针数第一个胡牌者, 或点炮者 (D4)",
             choices=("first_winner", "discarder"),
+            choice_labels=("庄家逆时针数第一个胡牌者", "点炮者"),
             label="一炮多响坐庄",
         ),
         Setting(
@@ -51,6 +52,7 @@ SCHEMA = SettingsSchema(
             "next",
             "翻鸡: 翻牌鸡(下一张)、上下鸡或不翻 (D15)",
             choices=("next", "up_down", "off"),
+            choice_labels=("翻牌鸡 (下一张)", "上下鸡", "不翻"),
             label="翻鸡",
         ),
         Setting("mantang", "bool", True, "满堂鸡: 打出的鸡也算收分 (D16)", label="满堂鸡"),
@@ -60,6 +62,7 @@ SCHEMA = SettingsSchema(
             "hero",
             "第一张幺鸡: 英雄鸡(3/6分)或冲锋鸡(2/4分) (D17)",
             choices=("hero", "charge"),
+            choice_labels=("英雄鸡 (3/6 分)", "冲锋鸡 (2/4 分)"),
             label="首张幺鸡",
         ),
     )

@@ -33,6 +33,7 @@ SCHEMA = SettingsSchema(
             "add_base",
             "自摸: 每家加1底分、加1番或不加 (Z11)",
             choices=("add_base", "add_fan", "none"),
+            choice_labels=("每家加 1 底分", "加 1 番", "不加"),
             label="自摸",
         ),
         Setting(
@@ -41,6 +42,7 @@ SCHEMA = SettingsSchema(
             "zimo",
             "点杠花: 按自摸算, 或由点杠者一家付自摸的分 (Z12)",
             choices=("zimo", "feeder"),
+            choice_labels=("按自摸算", "点杠者一家付"),
             label="点杠花",
         ),
         Setting("tiandihu", "bool", True, "天胡、地胡按封顶计 (Z11)", label="天地胡"),
