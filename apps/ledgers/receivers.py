@@ -19,7 +19,7 @@ from .services import ledger_hand_post, ledger_match_post
 @receiver(hand_settled, dispatch_uid="ledgers.post_hand")
 def post_settled_hand(sender: type[Hand], hand: Hand, **kwargs: Any) -> None:
     """Write the hand's settlement lines and per-seat results."""
-    ledger_hand_post(hand=hand)
+    ledger_hand_post(hand=hand, match=kwargs.get("match"), seat_users=kwargs.get("seat_users"))
 
 
 @receiver(match_finished, dispatch_uid="ledgers.post_match")

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.db import transaction
@@ -34,13 +35,17 @@ def _seat_users(match: Match) -> dict[int, int]:
     return dict(MatchPlayer.objects.filter(match=match).values_list("seat", "user_id"))
 
 
-def ledger_hand_post(*, hand: Hand) -> list[LedgerEntry]:
+def ledger_hand_post(
+    *, hand: Hand, match: Match | None = None, seat_users: Mapping[int, int] | None = None,
+) -> list[LedgerEntry]:
     """Write a settled hand's settlement lines and per-seat results; return the lines.
 
     The lines are recomputed from the hand's record by the rules package and must equal
     the stored settlement, else :class:`LedgerMismatchError` aborts the transaction.
     Posting a hand again writes nothing: when its rows exist (and agree) they are returned;
     the unique constraints on ``(hand, line_no)`` and ``(hand, seat)`` back this up.
+    Live play passes the hand's ``match`` and ``seat_users`` (seat → user ID), which it
+    holds locked, sparing two reads at every hand's end.
     """
     if hand.record is None or hand.settlement is None or hand.ended_at is None:
         raise LedgerMismatchError(f"hand #{hand.pk} is not settled")
@@ -48,12 +53,15 @@ def ledger_hand_post(*, hand: Hand) -> list[LedgerEntry]:
     if lines_as_json(recomputed.lines) != hand.settlement["lines"]:
         raise LedgerMismatchError(f"hand #{hand.pk}: 存储的结算与规则重算不一致")
     with transaction.atomic():
-        existing = list(LedgerEntry.objects.filter(hand=hand).order_by("line_no"))
-        if existing or HandResult.objects.filter(hand=hand).exists():
+        # Results are written with the lines, one per seat, even when there are no lines.
+        if HandResult.objects.filter(hand=hand).exists():
+            existing = list(LedgerEntry.objects.filter(hand=hand).order_by("line_no"))
             _check_same(hand, existing, lines_as_json(recomputed.lines))
             return existing
-        match = Match.objects.select_related("room").get(pk=hand.match_id)
-        users, stake = _seat_users(match), base_stake_of(match)
+        if match is None:
+            match = Match.objects.get(pk=hand.match_id)
+        users = seat_users if seat_users is not None else _seat_users(match)
+        stake = base_stake_of(match)
         common: dict[str, Any] = {
             "club_id": match.club_id, "room_id": match.room_id, "match_id": match.pk,
             "variant": match.variant, "occurred_at": hand.ended_at,

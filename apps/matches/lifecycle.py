@@ -159,7 +159,11 @@ def hand_close(change: MatchChange) -> None:
                         totals=list(match.totals)),
         ],
     )
-    change.signals.append((signals.hand_settled, {"sender": Hand, "hand": hand}))
+    seat_users = {p.seat: p.user_id for p in change.players}
+    change.signals.append(
+        (signals.hand_settled, {"sender": Hand, "hand": hand, "match": match,
+                                "seat_users": seat_users})
+    )
     if rules.over:
         match_close(change, Match.Status.FINISHED)
     else:

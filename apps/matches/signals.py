@@ -8,7 +8,8 @@ from django.dispatch import Signal
 
 hand_settled = Signal()
 """Sent with ``hand`` (a settled :class:`~apps.matches.models.Hand`: ``settlement`` holds
-the rules package's itemised lines and per-seat totals, ``record`` the replayable record)."""
+the rules package's itemised lines and per-seat totals, ``record`` the replayable record),
+its locked ``match`` and ``seat_users`` (seat → user ID)."""
 
 match_finished = Signal()
 """Sent with ``match`` when a :class:`~apps.matches.models.Match` ends: all hands played

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from apps.ledgers.errors import LedgerMismatchError
 from apps.ledgers.models import HandResult, LedgerEntry, MatchResult
 from apps.ledgers.services import ledger_hand_post, ledger_match_post
-from apps.matches.models import Hand, MatchPlayer
+from apps.matches.models import Hand, Match, MatchPlayer
 from apps.matches.signals import hand_settled
 from majiang.record import replay
 
@@ -91,3 +92,29 @@ def test_a_stored_settlement_that_disagrees_with_the_rules_is_refused(
     with pytest.raises(LedgerMismatchError):
         ledger_hand_post(hand=forged)
     assert not LedgerEntry.objects.filter(hand=forged).exists()
+
+
+def test_live_play_posts_a_hand_without_reading_its_match_or_players(
+    one_hand_table: Table,
+) -> None:
+    """The match's locked change passes what it holds: the posting reads only whether the
+    hand is posted already, then writes its lines and results."""
+    match = Match.objects.get(pk=one_hand_table.match.pk)
+    settled = Hand.objects.get(match=match, number=1)
+    copy = Hand.objects.get(pk=settled.pk)
+    copy.pk, copy.number = None, 99
+    copy.save()
+    users = dict(MatchPlayer.objects.filter(match=match).values_list("seat", "user_id"))
+    with CaptureQueriesContext(connection) as queries:
+        entries = ledger_hand_post(hand=copy, match=match, seat_users=users)
+    statements = [q["sql"] for q in queries.captured_queries
+                  if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))]
+    assert not any("matches_match" in sql for sql in statements)
+    assert len(statements) == 3  # posted already? the lines; the results
+    original = LedgerEntry.objects.filter(hand=settled).order_by("line_no")
+    assert [(e.payer_id, e.payee_id, e.points) for e in entries] == [
+        (e.payer_id, e.payee_id, e.points) for e in original
+    ]
+    assert list(HandResult.objects.filter(hand=copy).order_by("seat")
+                .values_list("user_id", "points")) == list(
+        HandResult.objects.filter(hand=settled).order_by("seat").values_list("user_id", "points"))
