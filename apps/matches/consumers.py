@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 import time
 from typing import Any
 from urllib.parse import parse_qs
@@ -183,6 +184,10 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         """After a quiet spell, which may hide a lost update or a lost ``match_started``,
         check the room's current match and catch up; for a seat, keep its presence alive
         and report seats whose connections died."""
+        # A random phase: connections opened together (a table's seats, the players of a
+        # restarted process reconnecting) would otherwise all check and refresh in the same
+        # instant, a burst that held up moves for hundreds of milliseconds at 100 tables.
+        await asyncio.sleep(random.uniform(0, VERSION_CHECK_SECONDS))
         refreshed_at = time.monotonic()
         while True:
             await asyncio.sleep(VERSION_CHECK_SECONDS)
@@ -193,10 +198,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                         or time.monotonic() - refreshed_at < presence.HEARTBEAT_SECONDS):
                     continue
                 refreshed_at = time.monotonic()
-                await _off_loop(
-                    presence.presence_refresh, self.match_id, self.seat, self.channel_name
-                )
-                if await _off_loop(presence.presence_prune, self.match_id, self.seats):
+                if await _off_loop(presence.presence_heartbeat, self.match_id, self.seat,
+                                   self.channel_name, self.seats):
                     await self._presence_broadcast()
             except (OperationalError, InterfaceError, RedisError, OSError):
                 pass  # the database or Redis is away: the next round tries again

@@ -5,7 +5,8 @@ names of that seat's open connections, scored by when they expire. A connection 
 on connect, refreshes its score every :data:`HEARTBEAT_SECONDS` and removes itself on
 disconnect. A seat is *connected* while it has a member that has not expired, so a killed
 process leaves its seats online for at most :data:`TTL_SECONDS`; whichever connection of the
-match next sends a heartbeat prunes the dead members and reports the change.
+match next sends a heartbeat (:func:`presence_heartbeat`) prunes the dead members and
+reports the change.
 
 Presence is advisory (it never affects the rules): every function here is fail-soft and
 reports ``None`` / no change when Redis cannot be reached.
@@ -68,20 +69,6 @@ def presence_join(match_id: int, seat: int, connection: str, *, now: float | Non
     return int(before) == 0
 
 
-def presence_refresh(
-    match_id: int, seat: int, connection: str, *, now: float | None = None
-) -> None:
-    """Push back the expiry of an open connection (its heartbeat)."""
-    now, key = _now(now), presence_key(match_id, seat)
-    try:
-        pipe = _redis().pipeline()
-        pipe.zadd(key, {connection: now + TTL_SECONDS})
-        pipe.expire(key, int(TTL_SECONDS * 2))
-        pipe.execute()
-    except redis.RedisError:
-        logger.warning("presence: refresh failed for match %s seat %s", match_id, seat)
-
-
 def presence_leave(match_id: int, seat: int, connection: str, *, now: float | None = None) -> bool:
     """Forget a closed connection; return whether that left the seat offline."""
     now, key = _now(now), presence_key(match_id, seat)
@@ -97,18 +84,27 @@ def presence_leave(match_id: int, seat: int, connection: str, *, now: float | No
     return bool(removed) and int(after) == 0
 
 
-def presence_prune(match_id: int, seats: Iterable[int], *, now: float | None = None) -> bool:
-    """Drop expired connections of a match's seats; return whether a seat went offline."""
-    now = _now(now)
+def presence_heartbeat(
+    match_id: int, seat: int, connection: str, seats: Iterable[int], *,
+    now: float | None = None,
+) -> bool:
+    """Push back the expiry of an open connection of ``seat``, and drop the expired
+    connections of the match's ``seats``; return whether that left a seat offline.
+
+    One Redis round trip: every live connection runs this every :data:`HEARTBEAT_SECONDS`.
+    """
+    now, key = _now(now), presence_key(match_id, seat)
     seats = list(seats)
     try:
         pipe = _redis().pipeline()
-        for seat in seats:
-            pipe.zremrangebyscore(presence_key(match_id, seat), "-inf", now)
-            pipe.zcard(presence_key(match_id, seat))
-        results = pipe.execute()
+        pipe.zadd(key, {connection: now + TTL_SECONDS})
+        pipe.expire(key, int(TTL_SECONDS * 2))
+        for other in seats:
+            pipe.zremrangebyscore(presence_key(match_id, other), "-inf", now)
+            pipe.zcard(presence_key(match_id, other))
+        results = pipe.execute()[2:]
     except redis.RedisError:
-        logger.warning("presence: prune failed for match %s", match_id)
+        logger.warning("presence: heartbeat failed for match %s seat %s", match_id, seat)
         return False
     pairs = zip(results[::2], results[1::2], strict=True)
     return any(int(removed) and not int(left) for removed, left in pairs)

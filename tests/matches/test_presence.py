@@ -96,13 +96,14 @@ def test_a_dead_process_connection_expires() -> None:
         assert presence.presence_join(match_id, 1, "alive", now=start)
         assert not presence.presence_join(match_id, 1, "alive-2", now=start)
         later = start + presence.TTL_SECONDS - 1
-        presence.presence_refresh(match_id, 1, "alive", now=later)
-        presence.presence_refresh(match_id, 1, "alive-2", now=later)
+        assert not presence.presence_heartbeat(match_id, 1, "alive", [0, 1], now=later)
+        assert not presence.presence_heartbeat(match_id, 1, "alive-2", [0, 1], now=later)
         assert presence.seats_connected(match_id, [0, 1], now=later) == {0: True, 1: True}
         expired = start + presence.TTL_SECONDS + 1
         assert presence.seats_connected(match_id, [0, 1], now=expired) == {0: False, 1: True}
-        assert presence.presence_prune(match_id, [0, 1], now=expired)
-        assert not presence.presence_prune(match_id, [0, 1], now=expired)
+        assert presence.presence_heartbeat(match_id, 1, "alive", [0, 1], now=expired)
+        assert not presence.presence_heartbeat(match_id, 1, "alive", [0, 1], now=expired)
+        assert presence.seats_connected(match_id, [0, 1], now=expired) == {0: False, 1: True}
         assert not presence.presence_leave(match_id, 1, "alive", now=expired)
         assert presence.presence_leave(match_id, 1, "alive-2", now=expired)
         assert not presence.presence_leave(match_id, 0, "dead", now=expired), "already gone"
