@@ -58,9 +58,14 @@ class MatchChange:
 
     @classmethod
     def open(cls, match_id: int) -> MatchChange:
-        """Lock the match row; take its players, current hand and round from the verified
-        cache (:func:`apps.matches.state.writer_checkout`), else load them."""
-        match = rows.match_lock(match_id)
+        """Lock the match row, then as :meth:`of_locked`."""
+        return cls.of_locked(rows.match_lock(match_id))
+
+    @classmethod
+    def of_locked(cls, match: Match) -> MatchChange:
+        """The change of a match whose row this transaction has locked: its players,
+        current hand and round from the verified cache
+        (:func:`apps.matches.state.writer_checkout`), else loaded."""
         writer = state.writer_checkout(match)
         return cls(match, writer.players, writer.hand, writer.rnd)
 

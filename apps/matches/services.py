@@ -20,7 +20,7 @@ from django.db import transaction
 from apps.clubs.models import Room
 from majiang import IllegalActionError
 
-from . import lifecycle, state
+from . import lifecycle, rows, state
 from .change import AUTO_PLAY_DELAY, TIMER_TOLERANCE, MatchChange, timer_due_of
 from .frames import epoch_ms
 from .models import Match, MatchEvent, MatchPlayer
@@ -176,11 +176,12 @@ def match_timeout_fire(*, match_id: int, token: int) -> bool:
             # Superseded, used, or the match is over: nothing is loaded or rebuilt. The
             # lock below re-checks, since another writer may move on first.
             return False
-        change = MatchChange.open(match_id)
-        match = change.match
+        match = rows.match_lock(match_id)
         if match.timer_due != due or match.status != Match.Status.PLAYING:
-            _keep_cached_round(change)
             return False
+        if _rearm_if_nothing_due(match):
+            return False
+        change = MatchChange.of_locked(match)
         match.timer_due = None  # used up: what follows arms the next one
         _expire_vote(change)
         if match.stage == Match.Stage.HAND:
@@ -212,9 +213,30 @@ def _past(change: MatchChange, moment: Any) -> bool:
     return moment is not None and change.now + TIMER_TOLERANCE >= moment
 
 
-def _expire_vote(change: MatchChange) -> None:
+def _rearm_if_nothing_due(match: Match) -> bool:
+    """The usual fire of a live timer: early, the players having acted in time. When the
+    locked row shows nothing due (deadline, dissolve vote) and no seat in 托管 (whose short
+    delay needs the round), re-arm for the next due moment without loading or rebuilding
+    the round; return whether that was all. ``False`` leaves the fire to the full path."""
+    change = MatchChange(match, [], None, None)
+    if _past(change, match.deadline) or _vote_expired(change):
+        return False
+    if match.stage == Match.Stage.HAND and MatchPlayer.objects.filter(
+        match=match, auto_play=True
+    ).exists():
+        return False
+    match.timer_due = None
+    change.save_timer_only()
+    return True
+
+
+def _vote_expired(change: MatchChange) -> bool:
     vote = change.match.dissolve_vote
-    if vote and epoch_ms(change.now + TIMER_TOLERANCE) >= vote["deadline"]:
+    return bool(vote) and epoch_ms(change.now + TIMER_TOLERANCE) >= vote["deadline"]
+
+
+def _expire_vote(change: MatchChange) -> None:
+    if _vote_expired(change):
         change.match.dissolve_vote = None
         change.log(MatchEvent.Kind.TABLE, [table_event("dissolve_failed", reason="expired")])
 
