@@ -36,8 +36,10 @@ def _cookie(user: Any) -> str:
 
 def _open(port: int, code: str, cookie: str, since: int | None = None) -> ClientConnection:
     query = f"?v={since}" if since is not None else ""
+    # legacy=True: the connection outlives this call (no `with` block).
     return connect(f"ws://127.0.0.1:{port}/ws/rooms/{code}/{query}", open_timeout=10,
-                   origin="http://127.0.0.1", additional_headers={"Cookie": cookie})
+                   origin="http://127.0.0.1", additional_headers={"Cookie": cookie},
+                   legacy=True)
 
 
 def _state(ws: ClientConnection, timeout: float = 10) -> dict[str, Any]:
