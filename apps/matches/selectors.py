@@ -76,7 +76,7 @@ def table_snapshot(match_id: int, viewer: int | None) -> dict[str, Any]:
     match = Match.objects.get(pk=match_id)
     players = list(MatchPlayer.objects.filter(match=match).select_related("user"))
     hand = match.hands.order_by("-number").first()
-    rnd = state.round_read(match, hand) if hand is not None else None
+    rnd = state.round_read(match, hand, players) if hand is not None else None
     connected = presence.seats_connected(match.pk, [p.seat for p in players])
     return snapshot_frame(match, players, hand, rnd, viewer, connected=connected)
 

@@ -135,13 +135,25 @@ def _shared_get(match_id: int) -> tuple[int, WriterState] | None:
     return entry
 
 
-def round_read(match: Match, hand: Hand) -> Round:
-    """The hand's round at ``match.version`` for reading only; never mutate the result."""
+def round_read(match: Match, hand: Hand, players: list[MatchPlayer] | None = None) -> Round:
+    """The hand's round at ``match.version`` for reading only; never mutate the result.
+
+    Given the match's ``players`` (with their users), it must run between the match's
+    moves (``broadcast.call_in_order``): a round rebuilt here is then cached with
+    ``players`` and ``hand`` as the writer's entry at that version. The seats of a table
+    that connect together (a match start, every player reconnecting to a restarted
+    process) then rebuild it once, and the next move not at all. Rows read after a later
+    change only ever sit in an entry whose version the locked row no longer has, so they
+    are never used.
+    """
     with _cache_lock:
         cached = _cache.get(match.pk)
     if cached is not None and cached[0] == match.version and cached[1].rnd is not None:
         return cached[1].rnd
-    return round_rebuild(match, hand, upto=match.version)
+    rnd = round_rebuild(match, hand, upto=match.version)
+    if players is not None and match.status == Match.Status.PLAYING:
+        writer_checkin(match.pk, match.version, WriterState(players, hand, rnd), changed=False)
+    return rnd
 
 
 def round_forget(match_id: int) -> None:

@@ -66,3 +66,29 @@ def test_after_a_change_elsewhere_the_shared_copy_spares_the_rebuild(make_table:
     match = Match.objects.get(pk=match_id)
     hand = match.hands.order_by("-number").first()
     assert state._cache[match_id][1].rnd.snapshot() == state.round_rebuild(match, hand).snapshot()
+
+
+def test_snapshots_rebuild_a_round_once_and_the_next_move_uses_it(
+    make_table: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Four seats connecting to a process that has not seen the match (a match started
+    elsewhere, a restarted daphne): one rebuild for their four snapshots, none for the
+    move that follows, which costs its usual three statements."""
+    from apps.matches import selectors
+
+    table = make_table()
+    match_id = table.match.pk
+    state.round_forget(match_id)
+    rebuilds: list[int] = []
+    real_rebuild = state.round_rebuild
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        rebuilds.append(1)
+        return real_rebuild(*args, **kwargs)
+
+    monkeypatch.setattr(state, "round_rebuild", counted)
+    frames = [selectors.table_snapshot(match_id, seat) for seat in range(4)]
+    assert len(rebuilds) == 1
+    assert len({frame["v"] for frame in frames}) == 1
+    assert _move(table) == 3
+    assert len(rebuilds) == 1
