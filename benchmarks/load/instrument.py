@@ -5,6 +5,9 @@
   ``connection.execute_wrapper`` on every connection), as a histogram; statements outside
   ``match_act`` (logins, connects, snapshots) are counted separately.
 - Connection health checks (``CONN_HEALTH_CHECKS`` pings, which bypass execute wrappers).
+- Garbage-collector pauses: full (generation 2) collections, total pause time, and the
+  longest pause since the previous read (a stop-the-world pause delays every move in
+  flight, so it shows in the latency tail).
 
 ``GET /__bench__/stats`` returns them as JSON. Only :mod:`benchmarks.load.asgi` installs
 this; the platform's own ASGI application has neither the counters nor the endpoint.
@@ -12,8 +15,10 @@ this; the platform's own ASGI application has neither the counters nor the endpo
 
 from __future__ import annotations
 
+import gc
 import json
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -34,7 +39,23 @@ _stats: dict[str, Any] = {
     "statements_per_accepted": Counter(),
     "statements_other": 0,
     "health_checks": 0,
+    "gc_full": 0,
+    "gc_ms": 0.0,
+    "gc_max_ms": 0.0,
 }
+_gc_started = [0.0]
+
+
+def _time_gc(phase: str, info: dict[str, Any]) -> None:
+    if phase == "start":
+        _gc_started[0] = time.perf_counter()
+        return
+    ms = (time.perf_counter() - _gc_started[0]) * 1000
+    with _lock:
+        _stats["gc_ms"] += ms
+        _stats["gc_max_ms"] = max(_stats["gc_max_ms"], ms)
+        if info["generation"] == 2:
+            _stats["gc_full"] += 1
 
 
 def _count_statement(execute: Callable[..., Any], sql: str, params: Any, many: bool,
@@ -92,15 +113,18 @@ def install(*, unlimited_rate: bool) -> None:
     connection_created.connect(_wrap_connection, dispatch_uid="bench.count_statements")
     services.match_act = _counted_match_act(services.match_act)
     DatabaseWrapper.is_usable = _counted_is_usable(DatabaseWrapper.is_usable)
+    gc.callbacks.append(_time_gc)
     if unlimited_rate:
         consumers.TableConsumer.messages_per_second = 1e9
         consumers.TableConsumer.message_burst = 1e9
 
 
 def snapshot() -> dict[str, Any]:
-    """The counters so far (the histogram keyed by statement count, as strings)."""
+    """The counters so far (the histogram keyed by statement count, as strings); the
+    longest GC pause is that since the previous snapshot."""
     with _lock:
         out = dict(_stats)
+        _stats["gc_max_ms"] = 0.0
         out["statements_per_accepted"] = {
             str(k): v for k, v in sorted(_stats["statements_per_accepted"].items())
         }

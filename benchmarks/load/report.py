@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from .scenario import Result
+from .scenario import THINK_WARMUP, Result
 
 BEGIN = "<!-- load-benchmark:begin -->"
 END = "<!-- load-benchmark:end -->"
@@ -34,7 +34,8 @@ def line(r: Result) -> str:
         f"{r.kind:4} p={r.processes} tables={r.tables:3} think={r.think:.1f}s "
         f"{r.per_second:8.1f}/s p50={r.percentile(50):7.2f}ms p99={r.percentile(99):7.2f}ms "
         f"app_cpu={r.per_action(r.app_cpu_ms):.2f}ms/act stmts={r.statements} "
-        f"health={r.health_checks} busy={100 * r.machine_busy:.0f}% load={r.load:.1f} "
+        f"health={r.health_checks} gc_full={r.gc_full} gc_max={r.gc_max_ms:.0f}ms "
+        f"busy={100 * r.machine_busy:.0f}% load={r.load:.1f} "
         f"problems={r.problems}"
     )
 
@@ -84,8 +85,10 @@ def _busy(r: Result | None) -> str:
 def _think_table(results: list[Result]) -> list[str]:
     rows = [
         "| daphne | tables | think | actions/s | p50 ms | p99 ms | p99 < 50 ms "
-        "| app CPU ms/action | SQL/action steady (mean) | machine busy | load avg |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |",
+        "| p99 ms during start-up | app CPU ms/action | SQL/action steady (mean) "
+        "| full GCs (longest pause) | machine busy | load avg |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: "
+        "| ---: |",
     ]
     for r in (r for r in results if r.kind == "game" and r.think > 0):
         p99 = r.percentile(99)
@@ -93,8 +96,10 @@ def _think_table(results: list[Result]) -> list[str]:
             f"| {r.processes} | {r.tables} | {r.think:.0f} s | {_fmt(r.per_second)} "
             f"| {_fmt(r.percentile(50), 2)} | {_fmt(p99, 2)} "
             f"| {'yes' if p99 < LATENCY_GOAL_MS else 'no'} "
+            f"| {_fmt(r.percentile(99, warmup=True), 2)} "
             f"| {_fmt(r.per_action(r.app_cpu_ms), 2)} "
             f"| {r.steady_statements} ({_fmt(r.mean_statements, 2)}) "
+            f"| {r.gc_full} ({_fmt(r.gc_max_ms, 0)} ms) "
             f"| {_busy(r)} | {_fmt(r.load)} |"
         )
     return rows
@@ -186,6 +191,9 @@ def markdown(results: list[Result], memory: dict[str, Any], machine: dict[str, A
         "- App CPU: user+system CPU of the daphne and Celery processes over the window ÷ "
         "actions. Redis+PG CPU: all `redis-server` and `postgres` processes of the machine "
         "(which other work may share).",
+        "- GC: full (generation 2) garbage collections in the daphne processes during the "
+        "window, and the longest collector pause of any generation; a pause stops the "
+        "event loop and every move thread, so it shows in the latency tail.",
         "- Configuration: production settings (`DEBUG=0`) except that the benchmark's "
         "settings (`benchmarks/load/settings.py`) use an MD5 password hasher (400 PBKDF2 "
         "logins would take minutes), plain-HTTP cookies and no static manifest, and the "
@@ -203,7 +211,9 @@ def markdown(results: list[Result], memory: dict[str, Any], machine: dict[str, A
         f"- PostgreSQL {machine['postgres']}, Redis {machine['redis']}, all on 127.0.0.1; "
         "the bots run on the same machine and share its 2 cores with the servers.",
         f"- Each figure: one run, {args.warmup:.0f} s warm-up, then {args.duration:.0f} s "
-        f"measured (the think-time rows: {2 * args.duration:.0f} s).",
+        f"measured (the think-time rows: {THINK_WARMUP:.0f} s warm-up after the last of the "
+        f"100 tables has started, then {2 * args.duration:.0f} s; the p99 of the actions "
+        "sent during that warm-up is listed apart as *start-up*).",
         "- The machine is shared: other work (for example another engineer's test suite) may "
         "run at the same time and take CPU from the servers and from the bare reference "
         "alike. Each row lists how busy the whole machine was during its window and the "

@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
                 record(scenario.bare(servers, count, warmup=args.warmup,
                                      duration=args.duration))
                 record(play(servers, count, 0.0, args.warmup, args.duration))
-            record(play(servers, THINK_TABLES, THINK_SECONDS, args.warmup + 2,
+            record(play(servers, THINK_TABLES, THINK_SECONDS, scenario.THINK_WARMUP,
                         2 * args.duration))
         finally:
             servers.stop()

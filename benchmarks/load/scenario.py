@@ -82,6 +82,12 @@ class Result:
     driver_cpu_ms: float = 0.0
     statements: dict[int, int] = field(default_factory=dict)
     health_checks: int = 0
+    gc_full: int = 0
+    """Full garbage collections in the daphne processes during the window."""
+    gc_max_ms: float = 0.0
+    """The longest garbage-collector pause of any daphne process during the window."""
+    warmup_latencies_ms: list[float] = field(default_factory=list)
+    """Latencies of the actions sent before the window (the tables starting up)."""
     problems: dict[str, int] = field(default_factory=dict)
     machine_busy: float = float("nan")
     """Fraction of the machine's CPU time (all cores) not idle during the window."""
@@ -93,11 +99,13 @@ class Result:
         """Actions (or bare broadcasts) per second."""
         return self.actions / self.seconds if self.seconds > 0 else 0.0
 
-    def percentile(self, q: float) -> float:
-        """The ``q``-th percentile latency in ms (nearest rank)."""
-        if not self.latencies_ms:
+    def percentile(self, q: float, *, warmup: bool = False) -> float:
+        """The ``q``-th percentile latency in ms (nearest rank), of the window or (with
+        ``warmup``) of the actions before it."""
+        latencies = self.warmup_latencies_ms if warmup else self.latencies_ms
+        if not latencies:
             return float("nan")
-        ordered = sorted(self.latencies_ms)
+        ordered = sorted(latencies)
         return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered)) - 1))]
 
     def per_action(self, value: float) -> float:
@@ -129,6 +137,8 @@ def _fill_server_figures(result: Result, first: Sample, last: Sample) -> None:
         for key, count in after["statements_per_accepted"].items():
             histogram[int(key)] += count - before["statements_per_accepted"].get(key, 0)
         result.health_checks += after["health_checks"] - before["health_checks"]
+        result.gc_full += after["gc_full"] - before["gc_full"]
+        result.gc_max_ms = max(result.gc_max_ms, after["gc_max_ms"])
     result.statements = {k: v for k, v in sorted(histogram.items()) if v}
 
 
@@ -136,6 +146,10 @@ def _window(latencies: list[tuple[float, float]], start: float, end: float) -> l
     return [lat * 1000 for sent, lat in latencies if start <= sent <= end]
 
 
+THINK_WARMUP = 10.0
+"""Seconds from the last table's start to the think-time window. Starting 100 matches in
+about three seconds (400 snapshots, 100 first deals) backs the server up for several
+seconds; the goal is about steady play, and the start-up is reported apart."""
 REMATCH_POLL = 0.1
 """Seconds between checks for finished matches to restart (``play_on``)."""
 
@@ -197,6 +211,7 @@ def game(servers: Servers, count: int, *, think: float, warmup: float, duration:
     latencies = [lat for p in players for lat in p.log.latencies]
     result = Result("game", len(servers.ports), count, think, last.at - first.at, accepted,
                     _window(latencies, first.at, last.at))
+    result.warmup_latencies_ms = _window(latencies, 0.0, first.at)
     _fill_server_figures(result, first, last)
     logs = [p.log for p in players]
     result.problems = {
