@@ -30,7 +30,8 @@ def encode_frame(frame: Mapping[str, Any]) -> str:
 
 def decode_message(text: str) -> Any:
     """Parse a client frame's JSON; raises :class:`ValueError` when it is not valid JSON
-    (``NaN`` and integers past 64 bits included)."""
+    (``NaN`` and lone surrogates included). An integer past 64 bits comes back as a float,
+    which :func:`parse_client_message` refuses where an integer is due."""
     return orjson.loads(text)
 
 ACTION_TYPES = frozenset(t.value for t in ActionType)
