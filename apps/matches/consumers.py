@@ -96,13 +96,11 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if user is None or not user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
-        room = await database_sync_to_async(selectors.room_by_code)(
-            self.scope["url_route"]["kwargs"]["code"]
-        )
+        room = await _read(selectors.room_by_code, self.scope["url_route"]["kwargs"]["code"])
         if room is None:
             await self.close(code=CLOSE_NO_ROOM)
             return
-        access = await database_sync_to_async(selectors.table_access)(room, user)
+        access = await _read(selectors.table_access, room, user)
         if access is None:
             await self.close(code=CLOSE_FORBIDDEN)
             return
@@ -130,20 +128,30 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             return int(values[0])
         return None
 
-    async def _follow(self, match_id: int, *, since: int | None) -> None:
+    async def _follow(self, match_id: int, *, since: int | None, again: bool = True) -> None:
         """Subscribe to a match (leaving the previous one), then send a snapshot or the
-        events missed since ``since``."""
+        events missed since ``since``; unless ``again`` is false, also when already
+        following it.
+
+        Holds ``order`` throughout: a version check by the heartbeat meanwhile would
+        otherwise find the connection at version -1 and send a second snapshot, and at a
+        match's start the start notice and that check may both ask to follow it.
+        """
         came_online = False
-        if self.match_id != match_id:
-            await self._leave_match()
-            async with self.order:
+        async with self.order:
+            if self.match_id == match_id and not again:
+                return
+            if self.match_id != match_id:
+                await self._leave_match()
                 self.match_id, self.version = match_id, -1
-            await self.channel_layer.group_add(broadcast.match_group(match_id), self.channel_name)
-            if self.seat is not None:
-                came_online = await _off_loop(
-                    presence.presence_join, match_id, self.seat, self.channel_name
+                await self.channel_layer.group_add(
+                    broadcast.match_group(match_id), self.channel_name
                 )
-        await self._resync(since)
+                if self.seat is not None:
+                    came_online = await _off_loop(
+                        presence.presence_join, match_id, self.seat, self.channel_name
+                    )
+            await self._resync_in_order(since)
         if came_online:
             await self._presence_broadcast()
 
@@ -207,7 +215,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                 logger.exception("room %s: heartbeat round failed", self.room_id)
 
     async def _catch_up_if_behind(self) -> None:
-        current = await database_sync_to_async(selectors.room_match_version)(self.room_id)
+        current = await _read(selectors.room_match_version, self.room_id)
         if current is None:
             return
         match_id, version = current
@@ -337,10 +345,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def _switch_to(self, match_id: int) -> None:
         """Re-check the seat in the room's new match, subscribe and send a snapshot."""
-        room = await database_sync_to_async(selectors.room_by_code)(
-            self.scope["url_route"]["kwargs"]["code"]
-        )
-        access = await database_sync_to_async(selectors.table_access)(room, self.user)
+        room = await _read(selectors.room_by_code, self.scope["url_route"]["kwargs"]["code"])
+        access = await _read(selectors.table_access, room, self.user)
         if access is None:
             await self.close(code=CLOSE_FORBIDDEN)
             return
@@ -348,7 +354,19 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self._leave_match()  # presence is kept per seat
             self.match_id = None
         self.seat = access.seat
-        await self._follow(match_id, since=None)
+        await self._follow(match_id, since=None, again=False)
+
+
+async def _read(function: Any, *args: Any) -> Any:
+    """Run a blocking database read in a worker thread of its own.
+
+    Not in Channels' single thread-sensitive thread (``database_sync_to_async``'s default):
+    there the reads of every connection of the process wait in one line, each for its round
+    trips to the database, and a reconnecting crowd (a restarted process, 100 tables
+    starting together) took tens of seconds to be served. Django gives each thread its own
+    connection.
+    """
+    return await database_sync_to_async(function, thread_sensitive=False)(*args)
 
 
 async def _off_loop(function: Any, *args: Any) -> Any:

@@ -74,11 +74,9 @@ def room_match_version(room_id: int) -> tuple[int, int] | None:
 def table_snapshot(match_id: int, viewer: int | None) -> dict[str, Any]:
     """The ``snapshot`` frame of a match for ``viewer`` (a seat, or None for spectators)."""
     match = Match.objects.get(pk=match_id)
-    players = list(MatchPlayer.objects.filter(match=match).select_related("user"))
-    hand = match.hands.order_by("-number").first()
-    rnd = state.round_read(match, hand, players) if hand is not None else None
-    connected = presence.seats_connected(match.pk, [p.seat for p in players])
-    return snapshot_frame(match, players, hand, rnd, viewer, connected=connected)
+    rows = state.table_read(match)
+    connected = presence.seats_connected(match.pk, [p.seat for p in rows.players])
+    return snapshot_frame(match, rows.players, rows.hand, rows.rnd, viewer, connected=connected)
 
 
 def table_catchup(match_id: int, since: int, viewer: int | None) -> dict[str, Any]:

@@ -156,6 +156,26 @@ def round_read(match: Match, hand: Hand, players: list[MatchPlayer] | None = Non
     return rnd
 
 
+def table_read(match: Match) -> WriterState:
+    """The players (with their users), current hand and round at ``match.version``, for
+    reading only (a snapshot, a catch-up); never mutate the result.
+
+    Like :func:`round_read`, it must run between the match's moves
+    (``broadcast.call_in_order``). This process's entry at that version answers without a
+    query, which is the usual case: the four seats of a table reconnecting together, or a
+    connection catching up, follow moves this process made. Otherwise the rows are loaded
+    and the round is rebuilt and cached by :func:`round_read`.
+    """
+    with _cache_lock:
+        cached = _cache.get(match.pk)
+    if cached is not None and cached[0] == match.version:
+        return cached[1]
+    players = list(MatchPlayer.objects.filter(match=match).select_related("user"))
+    hand = match.hands.order_by("-number").first()
+    rnd = round_read(match, hand, players) if hand is not None else None
+    return WriterState(players, hand, rnd)
+
+
 def round_forget(match_id: int) -> None:
     """Drop the cached state of a match, here and in the shared cache (after its rows were
     changed outside a :class:`~apps.matches.change.MatchChange`, e.g. by an admin fix)."""

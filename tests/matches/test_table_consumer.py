@@ -316,6 +316,36 @@ async def test_a_lost_match_start_is_noticed_by_waiting_connections(
     await comm.disconnect()
 
 
+async def test_a_match_start_found_twice_sends_one_snapshot(
+    make_table: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At a match's start a waiting connection hears the start notice, and its quiet-spell
+    check may find the new match too, while the subscription is still being set up (slow
+    under load; slowed down here). It gets one snapshot, not one per discovery: with 400
+    connections starting together, the second snapshots doubled the start-up's work."""
+    from apps.matches import presence
+
+    monkeypatch.setattr(consumers, "VERSION_CHECK_SECONDS", 0.2)
+    real_join = presence.presence_join
+
+    def slow_join(*args: Any, **kwargs: Any) -> bool:
+        import time
+
+        time.sleep(1.0)
+        return real_join(*args, **kwargs)
+
+    monkeypatch.setattr(presence, "presence_join", slow_join)
+    table = await database_sync_to_async(make_table)(start=False)
+    comm = connect_as(table.users[2], table.room.code)
+    assert (await comm.connect())[0]
+    assert (await recv(comm))["type"] == "waiting"
+    await database_sync_to_async(services.match_start)(room=table.room)
+    frame = await recv(comm)
+    assert frame["type"] == "snapshot" and frame["seat"] == 2
+    assert await quiet(comm, 1.5)
+    await comm.disconnect()
+
+
 async def test_access_rules(make_table: Any) -> None:
     table = await database_sync_to_async(make_table)(allow_spectators=False)
     outsider = connect_as(table.outsider, table.room.code)

@@ -92,3 +92,20 @@ def test_snapshots_rebuild_a_round_once_and_the_next_move_uses_it(
     assert len({frame["v"] for frame in frames}) == 1
     assert _move(table) == 3
     assert len(rebuilds) == 1
+
+
+def test_a_snapshot_at_the_cached_version_reads_only_the_match_row(make_table: Any) -> None:
+    """After this process's own move, a snapshot (a reconnect, a catch-up) takes its
+    players, hand and round from the cached entry: one statement, and the same frames as
+    when everything is loaded from the database."""
+    from apps.matches import selectors
+
+    table = make_table()
+    _move(table)
+    match_id = table.match.pk
+    with CaptureQueriesContext(connection) as queries:
+        cached = [selectors.table_snapshot(match_id, viewer) for viewer in (0, 1, 2, 3, None)]
+    assert len(queries.captured_queries) == 5
+    state.round_forget(match_id)
+    loaded = [selectors.table_snapshot(match_id, viewer) for viewer in (0, 1, 2, 3, None)]
+    assert cached == loaded
