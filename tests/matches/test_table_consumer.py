@@ -350,10 +350,10 @@ async def test_access_rules(make_table: Any) -> None:
     table = await database_sync_to_async(make_table)(allow_spectators=False)
     outsider = connect_as(table.outsider, table.room.code)
     assert not (await outsider.connect())[0]
-    await outsider.wait(TIMEOUT)  # the refused application finishes before the loop closes
+    await outsider.disconnect()  # the browser side closes too: the refused consumer ends now
     spectator = connect_as(table.spectator, table.room.code)
     assert not (await spectator.connect())[0]
-    await spectator.wait(TIMEOUT)  # the refused application finishes before the loop closes
+    await spectator.disconnect()  # the browser side closes too: the refused consumer ends now
     player = connect_as(table.users[1], table.room.code)
     assert (await player.connect())[0]
     frame = await recv(player)
@@ -383,7 +383,7 @@ async def test_full_asgi_stack_checks_origin_and_session(make_table: Any) -> Non
         application, path, headers=[(b"origin", b"http://evil.example"), (b"cookie", cookie)]
     )
     assert not (await evil.connect())[0]
-    await evil.wait(TIMEOUT)  # the refused application finishes before the loop closes
+    await evil.disconnect()  # the browser side closes too: the refused consumer ends now
     anonymous = WebsocketCommunicator(application, path, headers=[(b"origin", b"http://127.0.0.1")])
     assert not (await anonymous.connect())[0]
-    await anonymous.wait(TIMEOUT)  # the refused application finishes before the loop closes
+    await anonymous.disconnect()  # the browser side closes too: the refused consumer ends now
