@@ -103,10 +103,15 @@ def writer_checkout(match: Match) -> WriterState:
         if rows.hand is not None:
             rows.hand.match = match
         return rows
-    players = list(MatchPlayer.objects.filter(match=match).select_related("user"))
-    hand = match.hands.order_by("-number").first()
+    players, hand = _rows_load(match)
     rnd = round_rebuild(match, hand) if hand is not None else None
     return WriterState(players, hand, rnd)
+
+
+def _rows_load(match: Match) -> tuple[list[MatchPlayer], Hand | None]:
+    """The match's players (with their users) and current hand, from the database."""
+    players = list(MatchPlayer.objects.filter(match=match).select_related("user"))
+    return players, match.hands.order_by("-number").first()
 
 
 def writer_checkin(match_id: int, version: int, rows: WriterState, *, changed: bool = True) -> None:
@@ -170,8 +175,7 @@ def table_read(match: Match) -> WriterState:
         cached = _cache.get(match.pk)
     if cached is not None and cached[0] == match.version:
         return cached[1]
-    players = list(MatchPlayer.objects.filter(match=match).select_related("user"))
-    hand = match.hands.order_by("-number").first()
+    players, hand = _rows_load(match)
     rnd = round_read(match, hand, players) if hand is not None else None
     return WriterState(players, hand, rnd)
 
