@@ -28,3 +28,9 @@ application = ProtocolTypeRouter(
 # collection: under load those came every half minute or so and paused the event loop for
 # 90-170 ms, about half of it spent on these objects (docs/benchmarks.md).
 gc.freeze()
+# A move builds thousands of short-lived containers (five observations and their frames).
+# With the default first threshold (700) young collections ran mid-move and promoted the
+# move's live temporaries, whose growth then triggered a full collection every 15-20 s at
+# 100 tables (80-110 ms pauses). Collecting the young generation every 20,000 net
+# allocations lets them die young; full collections become rare and young ones stay short.
+gc.set_threshold(20_000, 20, 20)

@@ -10,9 +10,11 @@ receives another seat's frame, while the change costs one group send and no enco
 event loop. Called only from ``transaction.on_commit``.
 
 A connection that changes a match itself (a player's move, handled by one of the process's
-move threads) uses :func:`call_then_send`: the committed change's message is then sent
-from the event loop once the call returns, instead of the thread waiting for Redis before
-it can take the next move.
+move threads) uses :func:`call_then_send`: the committed change's message is then queued
+and sent from the event loop, instead of the thread waiting for Redis before it can take
+the next move. Each match has its own send queue, drained in commit order by one task, so
+the match's next move runs while the previous update is still being published (three
+seats passing on one discard at once no longer wait for each other's publishes).
 
 The layer is Redis pub/sub, so a send is fire-and-forget: one that fails (Redis away) is
 logged and dropped. The change is safe in the log, and every connection that forwarded
@@ -26,6 +28,7 @@ import asyncio
 import contextlib
 import logging
 import weakref
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
@@ -67,12 +70,22 @@ MOVE_THREADS = 3
 several threads, moves of different matches overlap those waits (one match's moves still
 run one at a time, see :func:`call_then_send`)."""
 _move_pool = ThreadPoolExecutor(MOVE_THREADS, thread_name_prefix="moves")
-SEND_TIMEOUT = 2.0
+SEND_TIMEOUT = 10.0
 """Seconds a committed update may take to reach Redis before it is given up (the
-connections' version check delivers it instead)."""
+connections' version check delivers it instead). Moves do not wait for sends, so this
+only bounds how long a hung Redis holds a match's queue."""
+MAX_QUEUED_SENDS = 100
+"""Updates a match's send queue holds at most; more (Redis hung) are dropped, and the
+connections catch up from the log by their version check."""
+Outbox = list[tuple[str, dict[str, Any]]]
 _match_locks: weakref.WeakKeyDictionary[
     asyncio.AbstractEventLoop, weakref.WeakValueDictionary[int, asyncio.Lock]
 ] = weakref.WeakKeyDictionary()
+_send_queues: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[int, deque[Outbox]]
+] = weakref.WeakKeyDictionary()
+_drainers: set[asyncio.Task[None]] = set()
+"""The running send-queue drainers (the event loop keeps only weak references to tasks)."""
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
 
@@ -97,21 +110,55 @@ def send_updates(match_id: int, updates: dict[int | None, dict[str, Any]]) -> No
 
 
 async def call_then_send(function: Callable[..., T], *, match_id: int, **kwargs: Any) -> T:
-    """Run a blocking service call on match ``match_id`` in a move thread, then send the
-    updates its commits produced from the event loop.
+    """Run a blocking service call on match ``match_id`` in a move thread, then queue the
+    updates its commits produced on the match's send queue.
 
-    This process's calls on one match run one at a time, in the order they came, and each
-    sends before the next starts, so that match's updates leave in commit order; calls on
-    different matches run side by side.
+    This process's calls on one match run one at a time, in the order they came, and the
+    queue sends their updates in that order, so that match's updates leave in commit
+    order; calls on different matches run side by side. Returns once the call is done,
+    without waiting for the send.
     """
     async with _match_lock(match_id):
-        outbox: list[tuple[str, dict[str, Any]]] = []
+        outbox: Outbox = []
         token = _outbox.set(outbox)
         try:
             return await _in_move_thread(function, match_id=match_id, **kwargs)
         finally:
             _outbox.reset(token)
-            await _send_all(outbox)
+            if outbox:
+                _queue_send(match_id, outbox)
+
+
+def _queue_send(match_id: int, outbox: Outbox) -> None:
+    """Append ``outbox`` to the match's send queue, starting its drainer if idle."""
+    loop = asyncio.get_running_loop()
+    queues = _send_queues.setdefault(loop, {})
+    queue = queues.get(match_id)
+    if queue is None:
+        queue = queues[match_id] = deque()
+        drainer = loop.create_task(_drain(match_id, queue, queues))
+        _drainers.add(drainer)
+        drainer.add_done_callback(_drainers.discard)
+    if len(queue) >= MAX_QUEUED_SENDS:
+        logger.warning("match %s: send queue full, update v%s not sent",
+                       match_id, outbox[0][1].get("v"))
+        return
+    queue.append(outbox)
+
+
+async def _drain(match_id: int, queue: deque[Outbox], queues: dict[int, deque[Outbox]]) -> None:
+    """Send the queued updates of one match in order, until its queue is empty."""
+    try:
+        while queue:
+            try:
+                await _send_all(queue[0])
+            except Exception:
+                logger.exception("match %s: update v%s not sent", match_id, queue[0][0][1].get("v"))
+            queue.popleft()
+    finally:
+        # Nothing else runs between the empty check and here (one event loop thread), so
+        # no update can have been queued on a queue that is being dropped.
+        queues.pop(match_id, None)
 
 
 async def call_in_order(function: Callable[..., T], *, match_id: int, **kwargs: Any) -> T:
@@ -144,7 +191,7 @@ async def _in_move_thread(function: Callable[..., T], **kwargs: Any) -> T:
         raise
 
 
-async def _send_all(outbox: list[tuple[str, dict[str, Any]]]) -> None:
+async def _send_all(outbox: Outbox) -> None:
     if not outbox:
         return
     layer = get_channel_layer()
