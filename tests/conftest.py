@@ -32,6 +32,17 @@ def local_cache() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def fast_password_hashing() -> Iterator[None]:
+    """New passwords are hashed with MD5 in the test process: tests create hundreds of users,
+    and PBKDF2 at its production cost took about 0.3 s each (three of the four seconds of
+    a ledger table's set-up). The production hashers stay listed, so their hashes still
+    verify; ``tests/security/test_web.py`` checks what production settings hash with."""
+    fast = "django.contrib.auth.hashers.MD5PasswordHasher"
+    with override_settings(PASSWORD_HASHERS=[fast, *settings.PASSWORD_HASHERS]):
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> None:
     """Every test starts with an empty cache (rate-limit counters included)."""
