@@ -16,10 +16,8 @@ from apps.clubs.selectors import club_list_for_user
 from .forms import ProfileForm, RegisterForm
 from .ratelimit import client_ip, rate_limit_exceeded
 
-REGISTER_LIMIT = 10
-"""Registration attempts allowed per client IP per window (setting
-``REGISTRATION_RATE_LIMIT`` overrides it)."""
 REGISTER_WINDOW_SECONDS = 3600
+"""The window of ``settings.REGISTRATION_RATE_LIMIT`` (registration attempts per client IP)."""
 HTTP_TOO_MANY_REQUESTS = 429
 
 
@@ -36,7 +34,7 @@ class RegisterView(CreateView):
         if rate_limit_exceeded(
             scope="register",
             key=client_ip(request),
-            limit=getattr(settings, "REGISTRATION_RATE_LIMIT", REGISTER_LIMIT),
+            limit=settings.REGISTRATION_RATE_LIMIT,
             window_seconds=REGISTER_WINDOW_SECONDS,
         ):
             return render(

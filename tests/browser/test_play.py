@@ -57,7 +57,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     db = tmp / "e2e.sqlite3"
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")}
-    env.update(DATABASE_URL=f"sqlite:///{db}", DEBUG="true", PYTHONUNBUFFERED="1")
+    # Every test here registers its players from this one address.
+    env.update(DATABASE_URL=f"sqlite:///{db}", DEBUG="true", PYTHONUNBUFFERED="1",
+               REGISTRATION_RATE_LIMIT="100")
     log = (tmp / "serve.log").open("w")
     proc = subprocess.Popen(
         [
@@ -109,9 +111,32 @@ def register(page: Any, url: str, username: str, name: str) -> None:
 def set_up_room(browser: Any, server: dict[str, Any], variant: str) -> tuple[list[Any], Any, str]:
     """Register four players and a spectator, make a club and a room, sit and ready."""
     url = server["url"]
-    tag = f"{variant[:2]}{int(time.time()) % 100000}"
+    pages, code = lobby_pages(browser, server, variant, 5)
+    for page in pages[:4]:
+        page.locator("button:has-text('坐这里')").first.click()
+        page.wait_for_selector(".seat.mine")
+    for page in pages[:4]:
+        page.locator("button:has-text('准备')").first.click()
+    players = pages[:4]
+    for page in players:
+        # The lobby should move to the table when the match starts; go there if it does not.
+        try:
+            page.wait_for_url(f"**/rooms/{code}/play/", timeout=5000)
+        except Exception:
+            page.goto(f"{url}/rooms/{code}/play/")
+    spectator = pages[4]
+    spectator.goto(f"{url}/rooms/{code}/play/")
+    return players, spectator, code
+
+
+def lobby_pages(browser: Any, server: dict[str, Any], variant: str,
+                count: int) -> tuple[list[Any], str]:
+    """Register ``count`` users (the first owns a new club, the others join it), make a
+    room of ``variant`` and open its lobby on every page; return the pages and the code."""
+    url = server["url"]
+    tag = f"{variant[:2]}{int(time.time() * 1000) % 10_000_000}"
     pages = []
-    for i in range(5):
+    for i in range(count):
         ctx = browser.new_context(viewport=PHONE if i == 0 else DESKTOP, locale="zh-CN")
         page = ctx.new_page()
         register(page, url, f"{tag}u{i}", NAMES[i] if i < 4 else "观众")
@@ -146,21 +171,7 @@ def set_up_room(browser: Any, server: dict[str, Any], variant: str) -> tuple[lis
         page.goto(club_url)
         page.locator(f"a[href='/rooms/{code}/']").click()
         page.wait_for_url(f"**/rooms/{code}/")
-    for page in pages[:4]:
-        page.locator("button:has-text('坐这里')").first.click()
-        page.wait_for_selector(".seat.mine")
-    for page in pages[:4]:
-        page.locator("button:has-text('准备')").first.click()
-    players = pages[:4]
-    for page in players:
-        # The lobby should move to the table when the match starts; go there if it does not.
-        try:
-            page.wait_for_url(f"**/rooms/{code}/play/", timeout=5000)
-        except Exception:
-            page.goto(f"{url}/rooms/{code}/play/")
-    spectator = pages[4]
-    spectator.goto(f"{url}/rooms/{code}/play/")
-    return players, spectator, code
+    return pages, code
 
 
 def settlement_open(page: Any) -> bool:
@@ -498,3 +509,23 @@ def test_four_players_play_until_a_hand_is_won(browser, server, variant):
     for page in players:
         page.context.close()
     spectator.context.close()
+
+
+def test_the_lobby_keeps_a_players_buttons_while_others_sit_and_get_ready(browser, server):
+    """A lobby update (another player sitting down or getting ready) must not swap the
+    buttons under a click that is landing on them: it once lost a player's 准备."""
+    first, second = lobby_pages(browser, server, "duyun", 2)[0]
+    first.locator("button:has-text('坐这里')").first.click()
+    first.wait_for_selector(".seat.mine")
+    ready = first.locator("button:has-text('准备')").first.element_handle()
+    second.locator("button:has-text('坐这里')").first.click()
+    second.wait_for_selector(".seat.mine")
+    second.locator("button:has-text('准备')").first.click()
+    # Both updates have reached the first page: two seats taken, one of them ready.
+    first.wait_for_function(
+        "document.querySelectorAll('.seat.taken').length === 2"
+        " && document.querySelectorAll('.badge.ready').length === 1"
+    )
+    assert ready.evaluate("button => button.isConnected")
+    ready.click()
+    first.wait_for_function("document.querySelectorAll('.badge.ready').length === 2")
