@@ -118,10 +118,10 @@ LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
 AXES_FAILURE_LIMIT = 5
-# Registrations allowed per client IP per hour (apps/accounts/views.py).
-REGISTRATION_RATE_LIMIT = env.int("REGISTRATION_RATE_LIMIT", default=10)
 AXES_COOLOFF_TIME = timedelta(minutes=15)
 AXES_RESET_ON_SUCCESS = True
+# Registrations allowed per client IP per hour (apps/accounts/views.py).
+REGISTRATION_RATE_LIMIT = env.int("REGISTRATION_RATE_LIMIT", default=10)
 
 LANGUAGE_CODE = "zh-hans"
 TIME_ZONE = "Asia/Shanghai"
