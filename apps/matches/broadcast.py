@@ -192,8 +192,6 @@ async def _in_move_thread(function: Callable[..., T], **kwargs: Any) -> T:
 
 
 async def _send_all(outbox: Outbox) -> None:
-    if not outbox:
-        return
     layer = get_channel_layer()
     assert layer is not None, "CHANNEL_LAYERS must be configured"
     for group, message in outbox:
