@@ -387,7 +387,8 @@ def reload_mid_hand(page: Any) -> None:
     v_before = int(page.evaluate("document.body.dataset.version") or 0)
     page.reload()
     page.wait_for_function(f"+document.body.dataset.version >= {v_before}", timeout=20000)
-    page.wait_for_selector("#my-hand .tile, #settlement", timeout=20000)
+    # A seat that has already won (自贡 血战) shows its hand as a won one, not #my-hand.
+    page.wait_for_selector(".my-hand .tile, #settlement", timeout=20000)
     after = page.eval_on_selector_all(
         "#my-hand .tile", "els => els.map(e => e.dataset.tile).sort()"
     )
