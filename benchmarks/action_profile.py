@@ -87,8 +87,7 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
         match = Match.objects.get(pk=t.match.pk)  # type: ignore[attr-defined]
         if match.status != Match.Status.PLAYING:
             return None
-        rows = state.writer_checkout(match)
-        state.writer_checkin(match.pk, match.version, rows)
+        rows = state.table_read(match)
         if match.stage != Match.Stage.HAND:
             for seat in range(4):
                 services.match_act(match_id=match.pk, user=t.users[seat],  # type: ignore[attr-defined]

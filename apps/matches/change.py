@@ -58,16 +58,17 @@ class MatchChange:
 
     @classmethod
     def open(cls, match_id: int) -> MatchChange:
-        """Lock the match row, then as :meth:`of_locked`."""
-        return cls.of_locked(rows.match_lock(match_id))
+        """Lock the match row (:func:`apps.matches.state.writer_lock`), then as
+        :meth:`of_locked`."""
+        return cls.of_locked(state.writer_lock(match_id))
 
     @classmethod
-    def of_locked(cls, match: Match) -> MatchChange:
+    def of_locked(cls, locked: rows.LockedMatch) -> MatchChange:
         """The change of a match whose row this transaction has locked: its players,
-        current hand and round from the verified cache
-        (:func:`apps.matches.state.writer_checkout`), else loaded."""
-        writer = state.writer_checkout(match)
-        return cls(match, writer.players, writer.hand, writer.rnd)
+        current hand and round from the verified cache, caught up from the log tail read
+        with the lock (:func:`apps.matches.state.writer_checkout`), else loaded."""
+        writer = state.writer_checkout(locked)
+        return cls(locked.match, writer.players, writer.hand, writer.rnd)
 
     def rows(self) -> state.WriterState:
         """The players, hand and round of this change, for the per-process cache."""

@@ -7,10 +7,16 @@ of each column to and from the database, are taken from the models' own metadata
 time a connection needs them, so they follow the models, on SQLite and PostgreSQL alike.
 Values still pass through each field's ``get_db_prep_save`` and the backend's converters,
 exactly as the ORM would; ``tests/matches/test_rows.py`` checks both against the ORM.
+
+A writer whose cached state is some versions behind (the match's last change was made by
+another process) asks the lock for the log *tail* since its version as well: the same
+statement then also returns those entries' actions and the seats' 托管 columns, so that the
+writer catches its round up without another round trip (:mod:`apps.matches.state`).
 """
 
 from __future__ import annotations
 
+import json
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -18,9 +24,9 @@ from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import Field
+from django.db.models import Field, Model
 
-from .models import Match, MatchEvent
+from .models import Match, MatchEvent, MatchPlayer
 
 FROZEN_MATCH_FIELDS = frozenset({"id", "room", "club", "variant", "settings", "hands_total",
                                  "created_at"})
@@ -34,8 +40,50 @@ Converter = Callable[[Any, Any, Any], Any]
 
 
 @dataclass(frozen=True, slots=True)
+class TailEntry:
+    """A log entry after the writer's cached version: what catching up needs of it."""
+
+    seq: int
+    kind: str
+    hand_id: int | None
+    action: dict[str, Any] | None
+    """The entry's action (``Action.to_json``), for an ``action`` entry."""
+
+
+@dataclass(frozen=True, slots=True)
+class LogTail:
+    """The log entries with seq above ``since``, in order, and every seat's
+    ``(consecutive_timeouts, auto_play)``, read in one snapshot.
+
+    Under PostgreSQL's read committed, a lock that had to wait returns the row as the
+    transaction it waited for left it, but reads the tail in the snapshot from before the
+    wait: check :meth:`reaches` before trusting it.
+    """
+
+    since: int
+    entries: list[TailEntry]
+    seats: dict[int, tuple[int, bool]]
+
+    def reaches(self, version: int) -> bool:
+        """Whether the entries are exactly ``since + 1 … version``."""
+        return [e.seq for e in self.entries] == list(range(self.since + 1, version + 1))
+
+
+@dataclass(frozen=True, slots=True)
+class LockedMatch:
+    """The locked match row, with the log tail when one was asked for."""
+
+    match: Match
+    tail: LogTail | None
+
+
+@dataclass(frozen=True, slots=True)
 class _Statements:
     lock_sql: str
+    lock_tail_sql: str
+    """``lock_sql`` that also reads the log tail and the seats (parameters: since, id)."""
+    tail_sql: str
+    """The log tail and the seats alone (parameters: since, id)."""
     lock_names: list[str]
     converters: list[tuple[int, list[Converter]]]
     """Per column of the lock's result that needs it: (index, converters in order)."""
@@ -65,12 +113,15 @@ def _build(connection: BaseDatabaseWrapper) -> _Statements:
     quote = connection.ops.quote_name
     match_table = quote(Match._meta.db_table)
     columns = Match._meta.concrete_fields
-    lock_sql = (
-        f"SELECT {', '.join(quote(f.column) for f in columns)} FROM {match_table} "
-        f"WHERE {quote(Match._meta.pk.column)} = %s"
-    )
+    selected = ", ".join(f"{match_table}.{quote(f.column)}" for f in columns)
+    where = f" FROM {match_table} WHERE {match_table}.{quote(Match._meta.pk.column)} = %s"
+    lock_sql = f"SELECT {selected}{where}"
+    tail = _tail_columns(connection, f"{match_table}.{quote(Match._meta.pk.column)}")
+    lock_tail_sql = f"SELECT {selected}, {tail}{where}"
+    tail_sql = f"SELECT {tail}{where}"
     if connection.features.has_select_for_update:
         lock_sql += " FOR UPDATE"
+        lock_tail_sql += f" FOR UPDATE OF {match_table}"
     converters: list[tuple[int, list[Converter]]] = []
     for index, f in enumerate(columns):
         col = f.get_col(Match._meta.db_table)
@@ -89,27 +140,88 @@ def _build(connection: BaseDatabaseWrapper) -> _Statements:
         f"({', '.join(quote(f.column) for f in insert_fields)}) VALUES "
     )
     row_sql = "(" + ", ".join(["%s"] * len(insert_fields)) + ")"
-    return _Statements(lock_sql, [f.attname for f in columns], converters, update_sql,
-                       update_fields, insert_sql, row_sql, insert_fields)
+    return _Statements(lock_sql, lock_tail_sql, tail_sql, [f.attname for f in columns],
+                       converters, update_sql, update_fields, insert_sql, row_sql,
+                       insert_fields)
 
 
-def match_lock(match_id: int) -> Match:
-    """Lock the match row for this transaction (``SELECT … FOR UPDATE``) and read it.
+def _tail_columns(connection: BaseDatabaseWrapper, match_pk: str) -> str:
+    """Two JSON columns: the log entries with seq above the first parameter, as
+    ``[seq, kind, hand_id, action]``, and the seats as ``[seat, timeouts, auto_play]``."""
+    quote = connection.ops.quote_name
+
+    def column(model: type[Model], name: str) -> str:
+        found = model._meta.get_field(name)
+        assert isinstance(found, Field) and found.column is not None
+        return quote(found.column)
+
+    payload = column(MatchEvent, "payload")
+    if connection.vendor == "postgresql":
+        agg, array, action = "json_agg", "json_build_array", f"{payload} -> 'action'"
+    else:  # SQLite's JSON1
+        agg, array = "json_group_array", "json_array"
+        action = f"json_extract({payload}, '$.action')"
+    entries = ", ".join(column(MatchEvent, n) for n in ("seq", "kind", "hand"))
+    seats = ", ".join(column(MatchPlayer, n) for n in ("seat", "consecutive_timeouts",
+                                                      "auto_play"))
+    return (
+        f"(SELECT {agg}({array}({entries}, {action})) "
+        f"FROM {quote(MatchEvent._meta.db_table)} WHERE {column(MatchEvent, 'match')} = "
+        f"{match_pk} AND {column(MatchEvent, 'seq')} > %s), "
+        f"(SELECT {agg}({array}({seats})) "
+        f"FROM {quote(MatchPlayer._meta.db_table)} WHERE {column(MatchPlayer, 'match')} = "
+        f"{match_pk})"
+    )
+
+
+def match_lock(match_id: int, *, since: int | None = None) -> LockedMatch:
+    """Lock the match row for this transaction (``SELECT … FOR UPDATE``) and read it; with
+    ``since``, also read the log tail after that version (:class:`LogTail`).
 
     Raises :class:`Match.DoesNotExist` when there is no such match.
     """
     connection, statements = _built()
     with connection.cursor() as cursor:
-        cursor.execute(statements.lock_sql, [match_id])
+        if since is None:
+            cursor.execute(statements.lock_sql, [match_id])
+        else:
+            cursor.execute(statements.lock_tail_sql, [since, match_id])
         row = cursor.fetchone()
     if row is None:
         raise Match.DoesNotExist(f"no match {match_id}")
-    values = list(row)
+    count = len(statements.lock_names)
+    values = list(row[:count])
     for index, found in statements.converters:
         col = Match._meta.concrete_fields[index]
         for convert in found:
             values[index] = convert(values[index], col, connection)
-    return Match.from_db(connection.alias, statements.lock_names, values)
+    match = Match.from_db(connection.alias, statements.lock_names, values)
+    tail = None if since is None else _tail_of(since, row[count], row[count + 1])
+    return LockedMatch(match, tail)
+
+
+def log_tail(match_id: int, since: int) -> LogTail:
+    """The log tail after ``since`` and the seats, read now (for a writer that holds the
+    row lock and found the tail read with it incomplete)."""
+    connection, statements = _built()
+    with connection.cursor() as cursor:
+        cursor.execute(statements.tail_sql, [since, match_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise Match.DoesNotExist(f"no match {match_id}")
+    return _tail_of(since, row[0], row[1])
+
+
+def _tail_of(since: int, entries: Any, seats: Any) -> LogTail:
+    """Decode the two JSON columns (text on SQLite, already parsed on PostgreSQL)."""
+    entries = json.loads(entries) if isinstance(entries, str) else entries or []
+    seats = json.loads(seats) if isinstance(seats, str) else seats or []
+    return LogTail(
+        since,
+        sorted((TailEntry(int(seq), kind, hand, action) for seq, kind, hand, action in entries),
+               key=lambda e: e.seq),
+        {int(seat): (int(timeouts), bool(auto)) for seat, timeouts, auto in seats},
+    )
 
 
 def match_write(match: Match) -> None:

@@ -20,7 +20,7 @@ from django.db import transaction
 from apps.clubs.models import Room
 from majiang import IllegalActionError
 
-from . import lifecycle, rows, state
+from . import lifecycle, state
 from .change import AUTO_PLAY_DELAY, TIMER_TOLERANCE, MatchChange, timer_due_of
 from .frames import epoch_ms
 from .models import Match, MatchEvent, MatchPlayer
@@ -62,9 +62,7 @@ def match_act(*, match_id: int, user: Any, payload: Any) -> int:
 def _keep_cached_round(change: MatchChange) -> None:
     """Put back a round that a refused message left unchanged."""
     if change.rnd is not None and not change.entries:
-        state.writer_checkin(
-            change.match.pk, change.match.version, change.rows(), changed=False
-        )
+        state.writer_checkin(change.match.pk, change.match.version, change.rows())
 
 
 def _dispatch(change: MatchChange, user: Any, message: ClientMessage) -> None:
@@ -176,12 +174,13 @@ def match_timeout_fire(*, match_id: int, token: int) -> bool:
             # Superseded, used, or the match is over: nothing is loaded or rebuilt. The
             # lock below re-checks, since another writer may move on first.
             return False
-        match = rows.match_lock(match_id)
+        locked = state.writer_lock(match_id)
+        match = locked.match
         if match.timer_due != due or match.status != Match.Status.PLAYING:
             return False
         if _rearm_if_nothing_due(match):
             return False
-        change = MatchChange.of_locked(match)
+        change = MatchChange.of_locked(locked)
         match.timer_due = None  # used up: what follows arms the next one
         _expire_vote(change)
         if match.stage == Match.Stage.HAND:

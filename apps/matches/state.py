@@ -16,11 +16,13 @@ a half-applied round or row behind) and *check in* the new one after commit.
 
 When the players of a table are connected to different processes (or a Celery timer acts),
 consecutive changes of a match are made by different processes, and each would find its own
-entry one version behind. A process that finds that a match was changed elsewhere marks it
-*shared*: from then on it also publishes its entry to the Django cache (Redis) after each
-change, and looks there before rebuilding. The entry is verified against the locked row's
-version in the same way, so a stale or missing copy only costs the rebuild. A table served
-by one process never touches the cache.
+entry some versions behind. Such a writer catches its entry up from the log instead of
+rebuilding: it asks the lock for the log tail after its entry's version
+(:func:`apps.matches.rows.match_lock`), and when the tail is only actions of the entry's
+hand, applies them to its round and takes the seats' 托管 columns from the same read. A
+tail with anything else (a deal, a hand's end, a table event) loads everything again. The
+caught-up entry is then exactly the state at the locked version, which is why it is used:
+the round is a function of the log, and an action entry changes no other row.
 """
 
 from __future__ import annotations
@@ -29,12 +31,10 @@ import logging
 import threading
 from dataclasses import dataclass
 
-from django.core.cache import cache
-from redis.exceptions import RedisError
-
-from majiang import Action, Round, get_variant
+from majiang import Action, IllegalActionError, RecordError, Round, get_variant
 from majiang.record import apply_recorded
 
+from . import rows as statements
 from .models import Hand, Match, MatchEvent, MatchPlayer
 
 
@@ -51,14 +51,6 @@ logger = logging.getLogger(__name__)
 
 _cache: dict[int, tuple[int, WriterState]] = {}
 _cache_lock = threading.Lock()
-_shared: set[int] = set()
-"""Matches this process has seen changed by another process."""
-SHARED_SECONDS = 3600
-"""How long a published entry stays in the shared cache."""
-
-
-def _shared_key(match_id: int) -> str:
-    return f"matches:writer:{match_id}"
 
 
 def round_rebuild(match: Match, hand: Hand, *, upto: int | None = None) -> Round:
@@ -79,33 +71,64 @@ def round_rebuild(match: Match, hand: Hand, *, upto: int | None = None) -> Round
     return rnd
 
 
-def writer_checkout(match: Match) -> WriterState:
-    """The players, current hand and round at ``match.version``, for a writer holding the
-    match row lock.
+def writer_lock(match_id: int) -> statements.LockedMatch:
+    """Lock the match row, with the log tail since this process's cached entry (if any)."""
+    with _cache_lock:
+        cached = _cache.get(match_id)
+    return statements.match_lock(match_id, since=None if cached is None else cached[0])
 
-    Takes the cached entry out of the cache. When its version matches, its rows are used
-    (re-attached to ``match``) without a query. Otherwise, for a shared match, the copy in
-    the shared cache is tried the same way; failing that the rows are loaded and the round
-    is rebuilt from the log. Give it back with :func:`writer_checkin` once the change is
-    committed.
+
+def writer_checkout(locked: statements.LockedMatch) -> WriterState:
+    """The players, current hand and round at the locked row's version, for a writer
+    holding the match row lock (:func:`writer_lock`).
+
+    Takes the cached entry out of the cache. At the row's version, its rows are used
+    (re-attached to the match) without a query; a few versions behind, it is caught up
+    from the log tail; otherwise the rows are loaded and the round is rebuilt from the
+    log. Give it back with :func:`writer_checkin` once the change is committed.
     """
+    match = locked.match
     with _cache_lock:
         cached = _cache.pop(match.pk, None)
-        if cached is not None and cached[0] != match.version:
-            _shared.add(match.pk)  # another process changed it since
-        shared = match.pk in _shared
-    if (cached is None or cached[0] != match.version) and shared:
-        cached = _shared_get(match.pk)
+    entry = None
     if cached is not None and cached[0] == match.version:
-        rows = cached[1]
-        for player in rows.players:
+        entry = cached[1]
+    elif cached is not None and locked.tail is not None and cached[0] == locked.tail.since:
+        entry = _caught_up(match, cached[1], locked.tail)
+    if entry is not None:
+        for player in entry.players:
             player.match = match
-        if rows.hand is not None:
-            rows.hand.match = match
-        return rows
+        if entry.hand is not None:
+            entry.hand.match = match
+        return entry
     players, hand = _rows_load(match)
     rnd = round_rebuild(match, hand) if hand is not None else None
     return WriterState(players, hand, rnd)
+
+
+def _caught_up(match: Match, entry: WriterState, tail: statements.LogTail) -> WriterState | None:
+    """``entry`` brought to ``match.version`` by the tail's actions, or ``None`` when the
+    tail holds anything but actions of the entry's hand (load everything instead)."""
+    if not tail.reaches(match.version):
+        # The lock waited for another writer, whose entries the tail's snapshot missed.
+        tail = statements.log_tail(match.pk, tail.since)
+        if not tail.reaches(match.version):
+            return None
+    hand, rnd = entry.hand, entry.rnd
+    if hand is None or rnd is None or any(
+        e.kind != MatchEvent.Kind.ACTION or e.hand_id != hand.pk or e.action is None
+        for e in tail.entries
+    ):
+        return None
+    try:
+        for e in tail.entries:
+            apply_recorded(rnd, Action.from_json(e.action))  # type: ignore[arg-type]
+    except (IllegalActionError, RecordError):
+        logger.exception("match %s: the log tail does not apply to the cached round", match.pk)
+        return None
+    for player in entry.players:
+        player.consecutive_timeouts, player.auto_play = tail.seats[player.seat]
+    return entry
 
 
 def _rows_load(match: Match) -> tuple[list[MatchPlayer], Hand | None]:
@@ -114,30 +137,14 @@ def _rows_load(match: Match) -> tuple[list[MatchPlayer], Hand | None]:
     return players, match.hands.order_by("-number").first()
 
 
-def writer_checkin(match_id: int, version: int, rows: WriterState, *, changed: bool = True) -> None:
-    """Cache ``rows`` as the match's state at ``version`` (call after commit); a shared
-    match's entry is also published, unless nothing ``changed``."""
+def writer_checkin(match_id: int, version: int, rows: WriterState) -> None:
+    """Cache ``rows`` as the match's state at ``version`` (call after commit)."""
     if rows.rnd is None:
         return
     with _cache_lock:
         current = _cache.get(match_id)
         if current is None or current[0] < version:
             _cache[match_id] = (version, rows)
-        shared = match_id in _shared
-    if shared and changed:
-        try:
-            cache.set(_shared_key(match_id), (version, rows), SHARED_SECONDS)
-        except RedisError:
-            logger.warning("match %s: could not publish the writer state", match_id)
-
-
-def _shared_get(match_id: int) -> tuple[int, WriterState] | None:
-    try:
-        entry: tuple[int, WriterState] | None = cache.get(_shared_key(match_id))
-    except RedisError:
-        logger.warning("match %s: could not read the shared writer state", match_id)
-        return None
-    return entry
 
 
 def round_read(match: Match, hand: Hand, players: list[MatchPlayer] | None = None) -> Round:
@@ -157,7 +164,7 @@ def round_read(match: Match, hand: Hand, players: list[MatchPlayer] | None = Non
         return cached[1].rnd
     rnd = round_rebuild(match, hand, upto=match.version)
     if players is not None and match.status == Match.Status.PLAYING:
-        writer_checkin(match.pk, match.version, WriterState(players, hand, rnd), changed=False)
+        writer_checkin(match.pk, match.version, WriterState(players, hand, rnd))
     return rnd
 
 
@@ -181,12 +188,7 @@ def table_read(match: Match) -> WriterState:
 
 
 def round_forget(match_id: int) -> None:
-    """Drop the cached state of a match, here and in the shared cache (after its rows were
-    changed outside a :class:`~apps.matches.change.MatchChange`, e.g. by an admin fix)."""
+    """Drop this process's cached state of a match (after its rows were changed outside a
+    :class:`~apps.matches.change.MatchChange`, e.g. by an admin fix)."""
     with _cache_lock:
         _cache.pop(match_id, None)
-        _shared.discard(match_id)
-    try:
-        cache.delete(_shared_key(match_id))
-    except RedisError:
-        logger.warning("match %s: could not drop the shared writer state", match_id)

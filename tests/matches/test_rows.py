@@ -31,7 +31,7 @@ def test_match_lock_reads_what_the_orm_reads(make_table: Any) -> None:
     )
     expected = Match.objects.get(pk=match.pk)
     with transaction.atomic(), CaptureQueriesContext(connection) as queries:
-        locked = rows.match_lock(match.pk)
+        locked = rows.match_lock(match.pk).match
     assert _columns(locked) == _columns(expected)
     assert locked._state.adding is False and locked._state.db == "default"
     if connection.features.has_select_for_update:
@@ -44,7 +44,7 @@ def test_match_write_stores_every_mutable_column_and_nothing_else(make_table: An
     match = make_table("zigong").match
     created, settings = match.created_at, match.settings
     with transaction.atomic():
-        locked = rows.match_lock(match.pk)
+        locked = rows.match_lock(match.pk).match
         locked.version += 3
         locked.stage = Match.Stage.BETWEEN
         locked.totals = [5, -5, 0, 0]
@@ -76,3 +76,38 @@ def test_events_insert_stores_rows_the_orm_reads_back(make_table: Any) -> None:
         (e.seq, e.hand_id, e.kind, e.seat, e.payload) for e in entries
     ]
     assert all(e.created_at is not None for e in stored)
+
+
+def test_the_lock_with_a_tail_reads_the_log_after_a_version_and_the_seats(
+    make_table: Any,
+) -> None:
+    """The tail a behind writer catches up from: the same row as the plain lock, every
+    entry after ``since`` in order (an action entry's action, nothing for the others), and
+    each seat's 托管 columns; on the backend under test."""
+    match = make_table("zigong").match
+    hand = match.hands.get()
+    action = {"type": "discard", "seat": 0, "tile": "1s"}
+    MatchEvent.objects.bulk_create([
+        MatchEvent(match=match, seq=match.version + 2, hand=None, kind=MatchEvent.Kind.TABLE,
+                   payload={"events": [{"type": "ready_next", "seat": 1}]}),
+        MatchEvent(match=match, seq=match.version + 1, hand=hand, kind=MatchEvent.Kind.ACTION,
+                   seat=0, payload={"events": [], "action": action, "timeout": False}),
+    ])
+    Match.objects.filter(pk=match.pk).update(version=match.version + 2)
+    match.players.filter(seat=2).update(consecutive_timeouts=1, auto_play=True)
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        plain = rows.match_lock(match.pk).match
+        locked = rows.match_lock(match.pk, since=match.version)
+    assert len(queries.captured_queries) == 2
+    assert _columns(locked.match) == _columns(plain)
+    tail = locked.tail
+    assert tail is not None and tail.since == match.version
+    assert tail.entries == [
+        rows.TailEntry(match.version + 1, "action", hand.pk, action),
+        rows.TailEntry(match.version + 2, "table", None, None),
+    ]
+    assert tail.seats == {0: (0, False), 1: (0, False), 2: (1, True), 3: (0, False)}
+    assert tail.reaches(match.version + 2) and not tail.reaches(match.version + 3)
+    with transaction.atomic():
+        assert rows.match_lock(match.pk, since=match.version + 2).tail.entries == []  # type: ignore[union-attr]
+        assert rows.log_tail(match.pk, match.version + 1).entries == tail.entries[1:]

@@ -1,33 +1,40 @@
 """The writer's verified state cache (``apps/matches/state.py``): statements per move.
 
 A move by the process that made the previous change costs three statements (lock and read
-the match row, update it, insert the log row). A move after a change made by another
-process is simulated here by putting back this process's older cache entry: the first such
-move rebuilds from the log and marks the match shared; from then on each process publishes
-its entry to the shared cache and the next move after a foreign change is three statements
-again. Nothing is used unless its version equals the locked row's.
+the match row, update it, insert the log row). A move after changes made by another process
+is simulated here by putting back this process's older cache entry: the lock then also reads
+the log tail since that entry, the entry is caught up from it, and the move still costs
+three statements. Whatever the entry, the writer's state is exactly the log's.
 """
 
 from __future__ import annotations
 
 import pickle
+from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from apps.matches import services, state
-from apps.matches.models import Match
+from apps.matches import rows, services, state
+from apps.matches.change import timer_token
+from apps.matches.models import Match, MatchPlayer
 
 pytestmark = pytest.mark.django_db(transaction=True)
+_rebuild = state.round_rebuild
+"""Picks the moves, apart from the cache (and from tests that forbid the writer to rebuild)."""
 
 
 def _move(table: Any) -> int:
     """One legal move of the first seat that can act; return the statements it took."""
     match = Match.objects.get(pk=table.match.pk)
     hand = match.hands.order_by("-number").first()
-    rnd = state.round_read(match, hand)
+    rnd = _rebuild(match, hand)
     seat = next(s for s in range(4) if rnd.legal_actions(s))
     payload = {**rnd.legal_actions(seat)[0].to_json(), "v": match.version}
     payload.pop("seat")
@@ -48,24 +55,119 @@ def test_moves_of_one_process_take_three_statements(make_table: Any) -> None:
     assert [_move(table) for _ in range(3)] == [3, 3, 3]
 
 
-def test_after_a_change_elsewhere_the_shared_copy_spares_the_rebuild(make_table: Any) -> None:
-    table = make_table()
-    match_id = table.match.pk
-    state._shared.discard(match_id)
-    older = pickle.dumps(state._cache[match_id])
-    assert _move(table) == 3
-    _forget_last_change(match_id, older)
-    # Stale entry: the match is marked shared, nothing is published yet, so rebuild.
-    assert _move(table) > 3
-    assert match_id in state._shared
-    older = pickle.dumps(state._cache[match_id])
-    assert _move(table) == 3  # ours again: the local entry, and it is published
-    _forget_last_change(match_id, older)
-    assert _move(table) == 3  # a change "elsewhere", read back from the shared cache
-    # What it read matches the log exactly.
+def _assert_cache_is_the_log(match_id: int) -> None:
+    """The cached entry is the round rebuilt from the log and the rows as stored."""
     match = Match.objects.get(pk=match_id)
     hand = match.hands.order_by("-number").first()
-    assert state._cache[match_id][1].rnd.snapshot() == state.round_rebuild(match, hand).snapshot()
+    version, entry = state._cache[match_id]
+    assert version == match.version
+    assert entry.rnd is not None and hand is not None
+    assert entry.rnd.snapshot() == state.round_rebuild(match, hand).snapshot()
+    assert entry.hand is not None and entry.hand.pk == hand.pk
+    stored = {p.seat: (p.consecutive_timeouts, p.auto_play) for p in match.players.all()}
+    assert {p.seat: (p.consecutive_timeouts, p.auto_play) for p in entry.players} == stored
+
+
+def test_after_changes_elsewhere_the_lock_reads_the_tail_and_catches_up(
+    make_table: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table = make_table()
+    match_id = table.match.pk
+    older = pickle.dumps(state._cache[match_id])
+    assert [_move(table) for _ in range(3)] == [3, 3, 3]
+    _forget_last_change(match_id, older)  # three moves behind
+
+    def no_rebuild(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the writer rebuilt the round instead of catching up")
+
+    monkeypatch.setattr(state, "round_rebuild", no_rebuild)
+    assert _move(table) == 3
+    monkeypatch.undo()
+    _assert_cache_is_the_log(match_id)
+
+
+def test_a_tail_read_before_the_lock_was_granted_is_read_again(
+    make_table: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Under read committed, a lock that waited for another writer reads the tail in the
+    snapshot from before that writer committed: the missing entries are read again, in one
+    more statement, instead of trusting a round that lacks them."""
+    table = make_table()
+    match_id = table.match.pk
+    older = pickle.dumps(state._cache[match_id])
+    assert [_move(table) for _ in range(2)] == [3, 3]
+    _forget_last_change(match_id, older)
+    real_lock = rows.match_lock
+
+    def lock_with_a_stale_tail(match_id: int, *, since: int | None = None) -> rows.LockedMatch:
+        locked = real_lock(match_id, since=since)
+        assert locked.tail is not None and len(locked.tail.entries) == 2
+        stale = replace(locked.tail, entries=locked.tail.entries[:-1])
+        return replace(locked, tail=stale)
+
+    monkeypatch.setattr(rows, "match_lock", lock_with_a_stale_tail)
+    assert _move(table) == 4
+    monkeypatch.undo()
+    _assert_cache_is_the_log(match_id)
+
+
+def test_a_tail_with_more_than_actions_loads_everything(make_table: Any) -> None:
+    """A table event (here a seat leaving 托管) may change rows that an action does not: the
+    entry behind it is not caught up but loaded again, and is still exactly the log."""
+    table = make_table()
+    match_id = table.match.pk
+    MatchPlayer.objects.filter(match_id=match_id, seat=2).update(auto_play=True)
+    state.round_forget(match_id)  # the row changed outside a MatchChange
+    assert _move(table) > 3
+    older = pickle.dumps(state._cache[match_id])
+    services.match_act(match_id=match_id, user=table.users[2], payload={"type": "resume"})
+    _move(table)
+    _forget_last_change(match_id, older)
+    assert _move(table) > 3
+    _assert_cache_is_the_log(match_id)
+
+
+def test_a_timeout_made_elsewhere_is_caught_up_with_the_seats_columns(make_table: Any) -> None:
+    """A Celery worker's timeout changes the seat's timeout count with the action; the
+    daphne process behind it catches up both from the lock's read."""
+    table = make_table()
+    match_id = table.match.pk
+    older = pickle.dumps(state._cache[match_id])
+    Match.objects.filter(pk=match_id).update(deadline=timezone.now() - timedelta(seconds=1))
+    state.round_forget(match_id)  # the deadline changed outside a MatchChange
+    due = timezone.now() - timedelta(seconds=0.01)
+    due = due.replace(microsecond=due.microsecond // 1000 * 1000)
+    Match.objects.filter(pk=match_id).update(timer_due=due)
+    assert services.match_timeout_fire(match_id=match_id, token=timer_token(due)) is True
+    timed_out = MatchPlayer.objects.filter(match_id=match_id, consecutive_timeouts=1)
+    assert timed_out.count() == 1
+    _forget_last_change(match_id, older)
+    assert _move(table) == 3
+    _assert_cache_is_the_log(match_id)
+
+
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(plan=st.lists(st.tuples(st.booleans(), st.integers(0, 3)), min_size=4, max_size=12))
+def test_whatever_entry_a_writer_holds_its_state_is_the_log(
+    make_table: Any, plan: list[tuple[bool, int]],
+) -> None:
+    """Moves made by two processes in any order (each process's entry is the one it left at
+    its own last move, or none): after every move, the writer's state is the log's."""
+    table = make_table()
+    match_id = table.match.pk
+    entries: dict[bool, bytes | None] = {False: pickle.dumps(state._cache[match_id]), True: None}
+    for elsewhere, _ in plan:
+        with state._cache_lock:
+            state._cache.pop(match_id, None)
+            held = entries[elsewhere]
+            if held is not None:
+                state._cache[match_id] = pickle.loads(held)
+        if Match.objects.get(pk=match_id).stage != Match.Stage.HAND:
+            break
+        _move(table)
+        _assert_cache_is_the_log(match_id)
+        entries[elsewhere] = pickle.dumps(state._cache[match_id])
 
 
 def test_snapshots_rebuild_a_round_once_and_the_next_move_uses_it(
