@@ -111,3 +111,18 @@ def test_the_lock_with_a_tail_reads_the_log_after_a_version_and_the_seats(
     with transaction.atomic():
         assert rows.match_lock(match.pk, since=match.version + 2).tail.entries == []  # type: ignore[union-attr]
         assert rows.log_tail(match.pk, match.version + 1).entries == tail.entries[1:]
+
+
+def test_the_lock_statement_is_prepared_on_postgresql(make_table: Any) -> None:
+    """The server plans a move's lock once per connection, not on every move
+    (``DATABASE_PREPARE_THRESHOLD``, default 5)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("prepared statements are PostgreSQL's (CI's second pass)")
+    match = make_table().match
+    for _ in range(7):
+        with transaction.atomic():
+            rows.match_lock(match.pk)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [row[0] for row in cursor.fetchall()]
+    assert any("FOR UPDATE" in sql and "matches_match" in sql for sql in prepared), prepared
