@@ -37,6 +37,9 @@ MUTABLE_MATCH_FIELDS = [
 """The columns a change writes back."""
 
 Converter = Callable[[Any, Any, Any], Any]
+TAIL_LIMIT = 64
+"""Log entries a tail holds at most: an entry further behind is loaded again instead (its
+tail would span hands, which needs that anyway)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +68,18 @@ class LogTail:
     seats: dict[int, tuple[int, bool]]
 
     def reaches(self, version: int) -> bool:
-        """Whether the entries are exactly ``since + 1 … version``."""
-        return [e.seq for e in self.entries] == list(range(self.since + 1, version + 1))
+        """Whether the entries are exactly ``since + 1 … version`` (and there is at least
+        one: an entry tagged with a later version than the row's is never caught up)."""
+        return self.since < version and (
+            [e.seq for e in self.entries] == list(range(self.since + 1, version + 1))
+        )
+
+    def only_actions_of(self, hand_id: int) -> bool:
+        """Whether every entry is an action of hand ``hand_id`` (true of an empty tail)."""
+        return all(
+            e.kind == MatchEvent.Kind.ACTION and e.hand_id == hand_id and e.action is not None
+            for e in self.entries
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,9 +94,10 @@ class LockedMatch:
 class _Statements:
     lock_sql: str
     lock_tail_sql: str
-    """``lock_sql`` that also reads the log tail and the seats (parameters: since, id)."""
+    """``lock_sql`` that also reads the log tail and the seats (parameters: since, since +
+    :data:`TAIL_LIMIT`, id)."""
     tail_sql: str
-    """The log tail and the seats alone (parameters: since, id)."""
+    """The log tail and the seats alone (parameters as ``lock_tail_sql``)."""
     lock_names: list[str]
     converters: list[tuple[int, list[Converter]]]
     """Per column of the lock's result that needs it: (index, converters in order)."""
@@ -146,8 +160,9 @@ def _build(connection: BaseDatabaseWrapper) -> _Statements:
 
 
 def _tail_columns(connection: BaseDatabaseWrapper, match_pk: str) -> str:
-    """Two JSON columns: the log entries with seq above the first parameter, as
-    ``[seq, kind, hand_id, action]``, and the seats as ``[seat, timeouts, auto_play]``."""
+    """Two JSON columns: the log entries with seq above the first parameter and up to the
+    second, as ``[seq, kind, hand_id, action]``, and the seats as
+    ``[seat, timeouts, auto_play]``."""
     quote = connection.ops.quote_name
 
     def column(model: type[Model], name: str) -> str:
@@ -158,7 +173,8 @@ def _tail_columns(connection: BaseDatabaseWrapper, match_pk: str) -> str:
     payload = column(MatchEvent, "payload")
     if connection.vendor == "postgresql":
         agg, array, action = "json_agg", "json_build_array", f"{payload} -> 'action'"
-    else:  # SQLite's JSON1
+    else:
+        assert connection.vendor == "sqlite", connection.vendor  # its JSON1 functions
         agg, array = "json_group_array", "json_array"
         action = f"json_extract({payload}, '$.action')"
     entries = ", ".join(column(MatchEvent, n) for n in ("seq", "kind", "hand"))
@@ -167,7 +183,8 @@ def _tail_columns(connection: BaseDatabaseWrapper, match_pk: str) -> str:
     return (
         f"(SELECT {agg}({array}({entries}, {action})) "
         f"FROM {quote(MatchEvent._meta.db_table)} WHERE {column(MatchEvent, 'match')} = "
-        f"{match_pk} AND {column(MatchEvent, 'seq')} > %s), "
+        f"{match_pk} AND {column(MatchEvent, 'seq')} > %s "
+        f"AND {column(MatchEvent, 'seq')} <= %s), "
         f"(SELECT {agg}({array}({seats})) "
         f"FROM {quote(MatchPlayer._meta.db_table)} WHERE {column(MatchPlayer, 'match')} = "
         f"{match_pk})"
@@ -176,7 +193,8 @@ def _tail_columns(connection: BaseDatabaseWrapper, match_pk: str) -> str:
 
 def match_lock(match_id: int, *, since: int | None = None) -> LockedMatch:
     """Lock the match row for this transaction (``SELECT … FOR UPDATE``) and read it; with
-    ``since``, also read the log tail after that version (:class:`LogTail`).
+    ``since``, also read the log tail after that version (:class:`LogTail`, at most
+    :data:`TAIL_LIMIT` entries).
 
     Raises :class:`Match.DoesNotExist` when there is no such match.
     """
@@ -185,7 +203,7 @@ def match_lock(match_id: int, *, since: int | None = None) -> LockedMatch:
         if since is None:
             cursor.execute(statements.lock_sql, [match_id])
         else:
-            cursor.execute(statements.lock_tail_sql, [since, match_id])
+            cursor.execute(statements.lock_tail_sql, [since, since + TAIL_LIMIT, match_id])
         row = cursor.fetchone()
     if row is None:
         raise Match.DoesNotExist(f"no match {match_id}")
@@ -202,10 +220,10 @@ def match_lock(match_id: int, *, since: int | None = None) -> LockedMatch:
 
 def log_tail(match_id: int, since: int) -> LogTail:
     """The log tail after ``since`` and the seats, read now (for a writer that holds the
-    row lock and found the tail read with it incomplete)."""
+    row lock: it found the tail read with the lock incomplete, or locked without one)."""
     connection, statements = _built()
     with connection.cursor() as cursor:
-        cursor.execute(statements.tail_sql, [since, match_id])
+        cursor.execute(statements.tail_sql, [since, since + TAIL_LIMIT, match_id])
         row = cursor.fetchone()
     if row is None:
         raise Match.DoesNotExist(f"no match {match_id}")

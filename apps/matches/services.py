@@ -20,7 +20,7 @@ from django.db import transaction
 from apps.clubs.models import Room
 from majiang import IllegalActionError
 
-from . import lifecycle, state
+from . import lifecycle, rows, state
 from .change import AUTO_PLAY_DELAY, TIMER_TOLERANCE, MatchChange, timer_due_of
 from .frames import epoch_ms
 from .models import Match, MatchEvent, MatchPlayer
@@ -174,7 +174,9 @@ def match_timeout_fire(*, match_id: int, token: int) -> bool:
             # Superseded, used, or the match is over: nothing is loaded or rebuilt. The
             # lock below re-checks, since another writer may move on first.
             return False
-        locked = state.writer_lock(match_id)
+        # A plain lock: most fires only re-arm, and this worker's cached entry (if any) is
+        # usually far behind; the full path reads the tail it needs (writer_checkout).
+        locked = rows.match_lock(match_id)
         match = locked.match
         if match.timer_due != due or match.status != Match.Status.PLAYING:
             return False

@@ -4,9 +4,9 @@ verified per-process cache.
 A hand's state is a pure function of its seed and its logged actions. Each process keeps at
 most one entry per match, tagged with the match version it reflects: the built round, and
 for writers also the match's :class:`MatchPlayer` rows and current :class:`Hand` row. An
-entry is used only when its tag equals the version read from the (locked) match row, which
-is the seq of the last log entry; otherwise everything is loaded again and the round is
-rebuilt from the log.
+entry is used as it is when its tag equals the version read from the (locked) match row,
+which is the seq of the last log entry; a writer may catch an entry that is behind up from
+the log (below); otherwise everything is loaded again and the round is rebuilt from the log.
 
 This is sound because those rows of a playing match are written only inside a
 :class:`~apps.matches.change.MatchChange`, and every such change bumps the version.
@@ -22,7 +22,8 @@ rebuilding: it asks the lock for the log tail after its entry's version
 hand, applies them to its round and takes the seats' 托管 columns from the same read. A
 tail with anything else (a deal, a hand's end, a table event) loads everything again. The
 caught-up entry is then exactly the state at the locked version, which is why it is used:
-the round is a function of the log, and an action entry changes no other row.
+the round is a function of the log, and an action entry changes no other cached row (the
+match row is read with every lock; the Hand row changes only with a deal or a hand's end).
 """
 
 from __future__ import annotations
@@ -80,12 +81,13 @@ def writer_lock(match_id: int) -> statements.LockedMatch:
 
 def writer_checkout(locked: statements.LockedMatch) -> WriterState:
     """The players, current hand and round at the locked row's version, for a writer
-    holding the match row lock (:func:`writer_lock`).
+    holding the match row lock (:func:`writer_lock`, or a plain lock).
 
     Takes the cached entry out of the cache. At the row's version, its rows are used
-    (re-attached to the match) without a query; a few versions behind, it is caught up
-    from the log tail; otherwise the rows are loaded and the round is rebuilt from the
-    log. Give it back with :func:`writer_checkin` once the change is committed.
+    (re-attached to the match) without a query; behind by actions of its hand, it is
+    caught up from the log tail (read with the lock, else now); otherwise the rows are
+    loaded and the round is rebuilt from the log. Give it back with :func:`writer_checkin`
+    once the change is committed.
     """
     match = locked.match
     with _cache_lock:
@@ -93,8 +95,9 @@ def writer_checkout(locked: statements.LockedMatch) -> WriterState:
     entry = None
     if cached is not None and cached[0] == match.version:
         entry = cached[1]
-    elif cached is not None and locked.tail is not None and cached[0] == locked.tail.since:
-        entry = _caught_up(match, cached[1], locked.tail)
+    elif cached is not None and cached[0] < match.version:
+        tail = locked.tail if locked.tail is not None and locked.tail.since == cached[0] else None
+        entry = _caught_up(match, cached, tail)
     if entry is not None:
         for player in entry.players:
             player.match = match
@@ -106,19 +109,21 @@ def writer_checkout(locked: statements.LockedMatch) -> WriterState:
     return WriterState(players, hand, rnd)
 
 
-def _caught_up(match: Match, entry: WriterState, tail: statements.LogTail) -> WriterState | None:
-    """``entry`` brought to ``match.version`` by the tail's actions, or ``None`` when the
-    tail holds anything but actions of the entry's hand (load everything instead)."""
-    if not tail.reaches(match.version):
-        # The lock waited for another writer, whose entries the tail's snapshot missed.
-        tail = statements.log_tail(match.pk, tail.since)
-        if not tail.reaches(match.version):
-            return None
+def _caught_up(
+    match: Match, cached: tuple[int, WriterState], tail: statements.LogTail | None,
+) -> WriterState | None:
+    """The cached entry brought to ``match.version`` by the log tail's actions (``tail``,
+    or read now), or ``None`` when the tail holds anything but actions of the entry's hand
+    (load everything instead)."""
+    since, entry = cached
     hand, rnd = entry.hand, entry.rnd
-    if hand is None or rnd is None or any(
-        e.kind != MatchEvent.Kind.ACTION or e.hand_id != hand.pk or e.action is None
-        for e in tail.entries
-    ):
+    if hand is None or rnd is None or match.version - since > statements.TAIL_LIMIT:
+        return None
+    if tail is None or (tail.only_actions_of(hand.pk) and not tail.reaches(match.version)):
+        # Locked without a tail (a timer), or the lock waited for another writer whose
+        # entries the tail's snapshot (from before the wait) does not hold.
+        tail = statements.log_tail(match.pk, since)
+    if not (tail.only_actions_of(hand.pk) and tail.reaches(match.version)):
         return None
     try:
         for e in tail.entries:
@@ -154,9 +159,10 @@ def round_read(match: Match, hand: Hand, players: list[MatchPlayer] | None = Non
     moves (``broadcast.call_in_order``): a round rebuilt here is then cached with
     ``players`` and ``hand`` as the writer's entry at that version. The seats of a table
     that connect together (a match start, every player reconnecting to a restarted
-    process) then rebuild it once, and the next move not at all. Rows read after a later
-    change only ever sit in an entry whose version the locked row no longer has, so they
-    are never used.
+    process) then rebuild it once, and the next move not at all. Players read after a
+    later change may sit in an entry tagged with an earlier version; a writer that catches
+    such an entry up takes the seats' columns from its own read, and a later hand row
+    comes with a deal or a hand's end in the tail, which loads everything again.
     """
     with _cache_lock:
         cached = _cache.get(match.pk)

@@ -122,7 +122,9 @@ def test_the_lock_statement_is_prepared_on_postgresql(make_table: Any) -> None:
     for _ in range(7):
         with transaction.atomic():
             rows.match_lock(match.pk)
+            rows.match_lock(match.pk, since=0)
     with connection.cursor() as cursor:
         cursor.execute("SELECT statement FROM pg_prepared_statements")
-        prepared = [row[0] for row in cursor.fetchall()]
-    assert any("FOR UPDATE" in sql and "matches_match" in sql for sql in prepared), prepared
+        prepared = [row[0] for row in cursor.fetchall() if "FOR UPDATE" in row[0]]
+    assert len(prepared) == 2, prepared  # the plain lock and the lock with a tail
+    assert sum("json_agg" in sql for sql in prepared) == 1, prepared
