@@ -128,9 +128,10 @@ def _build(connection: BaseDatabaseWrapper) -> _Statements:
     match_table = quote(Match._meta.db_table)
     columns = Match._meta.concrete_fields
     selected = ", ".join(f"{match_table}.{quote(f.column)}" for f in columns)
-    where = f" FROM {match_table} WHERE {match_table}.{quote(Match._meta.pk.column)} = %s"
+    match_pk = f"{match_table}.{quote(Match._meta.pk.column)}"
+    where = f" FROM {match_table} WHERE {match_pk} = %s"
     lock_sql = f"SELECT {selected}{where}"
-    tail = _tail_columns(connection, f"{match_table}.{quote(Match._meta.pk.column)}")
+    tail = _tail_columns(connection, match_pk)
     lock_tail_sql = f"SELECT {selected}, {tail}{where}"
     tail_sql = f"SELECT {tail}{where}"
     if connection.features.has_select_for_update:
