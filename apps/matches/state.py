@@ -17,8 +17,9 @@ a half-applied round or row behind) and *check in* the new one after commit.
 When the players of a table are connected to different processes (or a Celery timer acts),
 consecutive changes of a match are made by different processes, and each would find its own
 entry some versions behind. Such a writer catches its entry up from the log instead of
-rebuilding: it asks the lock for the log tail after its entry's version
-(:func:`apps.matches.rows.match_lock`), and when the tail is only actions of the entry's
+rebuilding: once it has found a match changed elsewhere, it asks the lock for the log tail
+after its entry's version (:func:`apps.matches.rows.match_lock`; the first time, or after
+a plain lock, it reads the tail apart), and when the tail is only actions of the entry's
 hand, applies them to its round and takes the seats' 托管 columns from the same read. A
 tail with anything else (a deal, a hand's end, a table event) loads everything again. The
 caught-up entry is then exactly the state at the locked version, which is why it is used:
@@ -52,6 +53,9 @@ logger = logging.getLogger(__name__)
 
 _cache: dict[int, tuple[int, WriterState]] = {}
 _cache_lock = threading.Lock()
+_changed_elsewhere: set[int] = set()
+"""Playing matches whose entry this process has found behind: their locks read the tail.
+A table served by this process alone locks without it (no subqueries on its hot path)."""
 
 
 def round_rebuild(match: Match, hand: Hand, *, upto: int | None = None) -> Round:
@@ -73,10 +77,13 @@ def round_rebuild(match: Match, hand: Hand, *, upto: int | None = None) -> Round
 
 
 def writer_lock(match_id: int) -> statements.LockedMatch:
-    """Lock the match row, with the log tail since this process's cached entry (if any)."""
+    """Lock the match row; for a match changed elsewhere before, with the log tail since
+    this process's cached entry (if any)."""
     with _cache_lock:
         cached = _cache.get(match_id)
-    return statements.match_lock(match_id, since=None if cached is None else cached[0])
+        elsewhere = match_id in _changed_elsewhere
+    since = cached[0] if cached is not None and elsewhere else None
+    return statements.match_lock(match_id, since=since)
 
 
 def writer_checkout(locked: statements.LockedMatch) -> WriterState:
@@ -92,6 +99,10 @@ def writer_checkout(locked: statements.LockedMatch) -> WriterState:
     match = locked.match
     with _cache_lock:
         cached = _cache.pop(match.pk, None)
+        if match.status != Match.Status.PLAYING:
+            _changed_elsewhere.discard(match.pk)
+        elif cached is not None and cached[0] != match.version:
+            _changed_elsewhere.add(match.pk)
     entry = None
     if cached is not None and cached[0] == match.version:
         entry = cached[1]
@@ -198,3 +209,4 @@ def round_forget(match_id: int) -> None:
     :class:`~apps.matches.change.MatchChange`, e.g. by an admin fix)."""
     with _cache_lock:
         _cache.pop(match_id, None)
+        _changed_elsewhere.discard(match_id)
