@@ -7,7 +7,7 @@ With no environment variables set this is a development setup: DEBUG on, SQLite 
 Environment variables:
     DEBUG, SECRET_KEY (required when DEBUG is off), ALLOWED_HOSTS, CSRF_TRUSTED_ORIGINS,
     DATABASE_URL (e.g. ``postgres://user@host:5432/db``), REDIS_URL,
-    SECURE_SSL_REDIRECT, SECURE_HSTS_SECONDS.
+    SECURE_SSL_REDIRECT, SECURE_HSTS_SECONDS, DATABASE_PREPARE_THRESHOLD, MOVE_PROCESSES.
 """
 
 import os
@@ -194,6 +194,13 @@ CELERY_TASK_DEFAULT_QUEUE = env("CELERY_QUEUE", default="celery")
 # backend per timer); a large reuse count turns that off, and config/celery.py applies
 # Django's own per-request rule (CONN_MAX_AGE, CONN_HEALTH_CHECKS) around each task instead.
 CELERY_DB_REUSE_MAX = 1_000_000
+
+# Each daphne process hands moves to this many child processes of its own (apps/matches/
+# movers.py), so that a move's work runs beside the relaying of frames instead of sharing
+# one interpreter lock with it. 0 runs moves in the daphne process's threads.
+MOVE_PROCESSES = env.int("MOVE_PROCESSES", default=2)
+MOVE_PROCESS_SETUP: list[str] = []
+"""Dotted paths of callables each move process runs once Django is set up."""
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -9,12 +9,13 @@ forwards only its own audience's text (``TableConsumer.table_update``), so a cli
 receives another seat's frame, while the change costs one group send and no encoding on the
 event loop. Called only from ``transaction.on_commit``.
 
-A connection that changes a match itself (a player's move, handled by one of the process's
-move threads) uses :func:`call_then_send`: the committed change's message is then queued
-and sent from the event loop, instead of the thread waiting for Redis before it can take
-the next move. Each match has its own send queue, drained in commit order by one task, so
-the match's next move runs while the previous update is still being published (three
-seats passing on one discard at once no longer wait for each other's publishes).
+A connection that changes a match itself (a player's move, handled in the match's move
+process, see :mod:`.movers`) uses :func:`call_then_send`: the committed change's message
+comes back from the call and is queued and sent from the event loop, instead of the move
+waiting for Redis before the next can start. Each match has its own send queue, drained
+in commit order by one task, so the match's next move runs while the previous update is
+still being published (three seats passing on one discard at once no longer wait for
+each other's publishes).
 
 The layer is Redis pub/sub, so a send is fire-and-forget: one that fails (Redis away) is
 logged and dropped. The change is safe in the log, and every connection that forwarded
@@ -32,13 +33,16 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, TypeVar, cast
 
 from asgiref.sync import async_to_sync
 from channels.db import DatabaseSyncToAsync
 from channels.layers import get_channel_layer
+from django.db import close_old_connections
 from redis.exceptions import RedisError
 
+from . import movers
 from .protocol import encode_frame
 
 UPDATE_EVENT = "table.update"
@@ -66,9 +70,10 @@ _outbox: ContextVar[list[tuple[str, dict[str, Any]]] | None] = ContextVar(
     "broadcast_outbox", default=None
 )
 MOVE_THREADS = 3
-"""Threads that handle moves. Most of a move's time is spent waiting for PostgreSQL; with
-several threads, moves of different matches overlap those waits (one match's moves still
-run one at a time, see :func:`call_then_send`)."""
+"""Threads that handle moves when there are no move processes (``MOVE_PROCESSES = 0``).
+Most of a move's time is spent waiting for PostgreSQL; with several threads, moves of
+different matches overlap those waits (one match's moves still run one at a time, see
+:func:`call_then_send`)."""
 _move_pool = ThreadPoolExecutor(MOVE_THREADS, thread_name_prefix="moves")
 SEND_TIMEOUT = 10.0
 """Seconds a committed update may take to reach Redis before it is given up (the
@@ -110,8 +115,9 @@ def send_updates(match_id: int, updates: dict[int | None, dict[str, Any]]) -> No
 
 
 async def call_then_send(function: Callable[..., T], *, match_id: int, **kwargs: Any) -> T:
-    """Run a blocking service call on match ``match_id`` in a move thread, then queue the
-    updates its commits produced on the match's send queue.
+    """Run a blocking service call on match ``match_id`` off the event loop (in the match's
+    move process, or a move thread: :mod:`.movers`), then queue the updates its commits
+    produced on the match's send queue.
 
     This process's calls on one match run one at a time, in the order they came, and the
     queue sends their updates in that order, so that match's updates leave in commit
@@ -119,14 +125,44 @@ async def call_then_send(function: Callable[..., T], *, match_id: int, **kwargs:
     without waiting for the send.
     """
     async with _match_lock(match_id):
-        outbox: Outbox = []
-        token = _outbox.set(outbox)
-        try:
-            return await _in_move_thread(function, match_id=match_id, **kwargs)
-        finally:
-            _outbox.reset(token)
-            if outbox:
-                _queue_send(match_id, outbox)
+        outcome = await _off_loop(function, match_id=match_id, **kwargs)
+        if outcome.outbox:
+            _queue_send(match_id, outcome.outbox)
+        if outcome.error is not None:
+            raise outcome.error
+        return cast(T, outcome.result)
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """What a call off the loop left: its result or exception, and the updates it sent."""
+
+    result: Any
+    error: Exception | None
+    outbox: Outbox
+
+
+def _collecting(function: Callable[..., Any], kwargs: dict[str, Any]) -> _Outcome:
+    """Call ``function(**kwargs)``, keeping the updates it sends (:func:`send_updates`)
+    instead of sending them. Updates of commits made before an exception are kept too."""
+    outbox: Outbox = []
+    token = _outbox.set(outbox)
+    try:
+        return _Outcome(function(**kwargs), None, outbox)
+    except Exception as exc:
+        return _Outcome(None, exc, outbox)
+    finally:
+        _outbox.reset(token)
+
+
+def _collecting_in_mover(function: Callable[..., Any], kwargs: dict[str, Any]) -> _Outcome:
+    """:func:`_collecting` in a move process, with Django's per-request connection rules
+    around it (``DatabaseSyncToAsync`` applies them in a move thread)."""
+    close_old_connections()
+    try:
+        return _collecting(function, kwargs)
+    finally:
+        close_old_connections()
 
 
 def _queue_send(match_id: int, outbox: Outbox) -> None:
@@ -162,11 +198,14 @@ async def _drain(match_id: int, queue: deque[Outbox], queues: dict[int, deque[Ou
 
 
 async def call_in_order(function: Callable[..., T], *, match_id: int, **kwargs: Any) -> T:
-    """Run a blocking read of match ``match_id`` (a snapshot, a catch-up) in a move thread,
-    between that match's moves: the process's cached round is never read while a move is
-    changing it."""
+    """Run a blocking read of match ``match_id`` (a snapshot, a catch-up) where its moves
+    run, between them: the cached round is never read while a move is changing it, and a
+    read in the match's move process finds that process's warm cache."""
     async with _match_lock(match_id):
-        return await _in_move_thread(function, match_id=match_id, **kwargs)
+        outcome = await _off_loop(function, match_id=match_id, **kwargs)
+        if outcome.error is not None:
+            raise outcome.error
+        return cast(T, outcome.result)
 
 
 def _match_lock(match_id: int) -> asyncio.Lock:
@@ -177,12 +216,19 @@ def _match_lock(match_id: int) -> asyncio.Lock:
     return lock
 
 
-async def _in_move_thread(function: Callable[..., T], **kwargs: Any) -> T:
-    """Call ``function`` in a move thread and wait for it to finish, even when the caller
-    is cancelled (a closing connection): the thread runs on regardless, and the match's
-    lock must not pass to the next call, nor its commits go unsent, before it is done."""
-    call = DatabaseSyncToAsync(function, thread_sensitive=False, executor=_move_pool)
-    work = asyncio.ensure_future(call(**kwargs))
+async def _off_loop(function: Callable[..., Any], *, match_id: int,
+                    **kwargs: Any) -> _Outcome:
+    """Call ``function`` in the match's move process (or a move thread) and wait for it to
+    finish, even when the caller is cancelled (a closing connection): the call runs on
+    regardless, and the match's lock must not pass to the next call, nor its commits go
+    unsent, before it is done."""
+    kwargs["match_id"] = match_id
+    if movers.enabled():
+        call = movers.run(match_id, _collecting_in_mover, function, kwargs)
+    else:
+        call = DatabaseSyncToAsync(_collecting, thread_sensitive=False,
+                                   executor=_move_pool)(function, kwargs)
+    work = asyncio.ensure_future(call)
     try:
         return await asyncio.shield(work)
     except asyncio.CancelledError:

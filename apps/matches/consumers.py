@@ -32,7 +32,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.db import InterfaceError, OperationalError
 from redis.exceptions import RedisError
 
-from . import broadcast, presence, selectors, services
+from . import broadcast, movers, presence, selectors, services
 from .protocol import MAX_MESSAGE_BYTES, MatchError, decode_message, encode_frame
 
 CLOSE_UNAUTHENTICATED = 4401
@@ -92,6 +92,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def connect(self) -> None:
         """Authenticate, decide seat or spectator, subscribe, send the current view."""
+        if movers.enabled():
+            movers.start()
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
@@ -293,7 +295,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             return
         try:
             await broadcast.call_then_send(
-                services.match_act, match_id=self.match_id, user=self.user, payload=content
+                services.match_act, match_id=self.match_id, user_id=self.user.pk, payload=content
             )
         except MatchError as error:
             await self._refuse(error)

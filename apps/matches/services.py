@@ -41,8 +41,8 @@ def match_start(*, room: Room) -> Match:
     return change.match
 
 
-def match_act(*, match_id: int, user: Any, payload: Any) -> int:
-    """Handle one client message from ``user``; return the match version afterwards.
+def match_act(*, match_id: int, user_id: int, payload: Any) -> int:
+    """Handle one client message from user ``user_id``; return the match version afterwards.
 
     Raises :class:`~apps.matches.protocol.MatchError` (``malformed``, ``not_seated``,
     ``stale_version``, a rules code such as ``not_your_turn`` ...) with nothing changed.
@@ -51,7 +51,7 @@ def match_act(*, match_id: int, user: Any, payload: Any) -> int:
     with transaction.atomic():
         change = MatchChange.open(match_id)
         try:
-            _dispatch(change, user, message)
+            _dispatch(change, user_id, message)
         except MatchError:
             _keep_cached_round(change)
             raise
@@ -65,11 +65,11 @@ def _keep_cached_round(change: MatchChange) -> None:
         state.writer_checkin(change.match.pk, change.match.version, change.rows())
 
 
-def _dispatch(change: MatchChange, user: Any, message: ClientMessage) -> None:
+def _dispatch(change: MatchChange, user_id: int, message: ClientMessage) -> None:
     match = change.match
     if match.status != Match.Status.PLAYING:
         raise MatchError("match_over")
-    player = change.player_of(user.pk)
+    player = change.player_of(user_id)
     if player is None:
         raise MatchError("not_seated")
     if message.is_action:

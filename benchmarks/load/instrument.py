@@ -15,6 +15,7 @@ this; the platform's own ASGI application has neither the counters nor the endpo
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import threading
@@ -26,7 +27,7 @@ from typing import Any
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.backends.signals import connection_created
 
-from apps.matches import consumers, services
+from apps.matches import consumers, movers, services
 from apps.matches.protocol import MatchError
 
 STATS_PATH = "/__bench__/stats"
@@ -74,6 +75,9 @@ def _wrap_connection(sender: Any, connection: BaseDatabaseWrapper, **kwargs: Any
 
 
 def _counted_match_act(original: Callable[..., int]) -> Callable[..., int]:
+    # Named like the original: with move processes it is pickled by that name, and each
+    # move process resolves the name to its own counted version (install_in_mover).
+    @functools.wraps(original)
     def match_act(**kwargs: Any) -> int:
         _local.statements = 0
         try:
@@ -108,15 +112,21 @@ def install(*, unlimited_rate: bool) -> None:
     The table endpoint allows each connection 10 messages/s (burst 40); a saturating bot
     plays faster than that, so saturation runs lift it to measure capacity, not policy.
     """
+    install_in_mover()
+    if unlimited_rate:
+        consumers.TableConsumer.messages_per_second = 1e9
+        consumers.TableConsumer.message_burst = 1e9
+
+
+def install_in_mover() -> None:
+    """Start counting statements, health checks and collector pauses in this process
+    (a daphne process, or one of its move processes: ``MOVE_PROCESS_SETUP``)."""
     from django.db.backends.postgresql.base import DatabaseWrapper  # noqa: PLC0415
 
     connection_created.connect(_wrap_connection, dispatch_uid="bench.count_statements")
     services.match_act = _counted_match_act(services.match_act)
     DatabaseWrapper.is_usable = _counted_is_usable(DatabaseWrapper.is_usable)
     gc.callbacks.append(_time_gc)
-    if unlimited_rate:
-        consumers.TableConsumer.messages_per_second = 1e9
-        consumers.TableConsumer.message_burst = 1e9
 
 
 def snapshot() -> dict[str, Any]:
@@ -131,9 +141,30 @@ def snapshot() -> dict[str, Any]:
     return out
 
 
+def _merged(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Counters of several processes as one: sums, the histogram added up, the longest
+    pause."""
+    out: dict[str, Any] = dict(parts[0])
+    histogram: Counter[str] = Counter(out["statements_per_accepted"])
+    for part in parts[1:]:
+        for key in ("accepted", "refused", "statements_other", "health_checks", "gc_full",
+                    "gc_ms"):
+            out[key] += part[key]
+        out["gc_max_ms"] = max(out["gc_max_ms"], part["gc_max_ms"])
+        histogram.update(part["statements_per_accepted"])
+    out["statements_per_accepted"] = {
+        k: histogram[k] for k in sorted(histogram, key=int)
+    }
+    return out
+
+
 async def stats_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    """ASGI endpoint answering ``GET`` with :func:`snapshot` as JSON."""
-    body = json.dumps(snapshot()).encode()
+    """ASGI endpoint answering ``GET`` with the counters of this daphne process and its
+    move processes (:func:`snapshot` in each), merged, as JSON."""
+    parts = [snapshot()]
+    if movers.enabled():
+        parts += await movers.run_everywhere(snapshot)
+    body = json.dumps(_merged(parts)).encode()
     await send({"type": "http.response.start", "status": 200,
                 "headers": [(b"content-type", b"application/json")]})
     await send({"type": "http.response.body", "body": body})

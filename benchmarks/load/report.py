@@ -166,8 +166,9 @@ def markdown(results: list[Result], memory: dict[str, Any], machine: dict[str, A
         "## Method",
         "",
         "- Servers: `daphne benchmarks.load.asgi:application` (the platform's ASGI app plus "
-        "the bare-transport consumer and a counters endpoint) and one Celery worker (solo "
-        "pool) per daphne, all on one Redis database and one PostgreSQL database "
+        "the bare-transport consumer and a counters endpoint) with its two move processes "
+        "(`apps/matches/movers.py`), and one Celery worker (solo pool) per daphne, all on "
+        "one Redis database and one PostgreSQL database "
         "(`DATABASE_URL` with `conn_max_age=600`). Seat *i* of every table logs in over "
         "HTTP (login form, CSRF) and connects through daphne *i* mod *n*, so with two "
         "processes every table is split over both.",
@@ -189,12 +190,14 @@ def markdown(results: list[Result], memory: dict[str, Any], machine: dict[str, A
         "common count (ordinary actions), mean includes deals and settlements. Health "
         "checks (`CONN_HEALTH_CHECKS` `SELECT 1`, one per reused connection per call) are "
         "listed apart. BEGIN/COMMIT are not counted.",
-        "- App CPU: user+system CPU of the daphne and Celery processes over the window ÷ "
+        "- App CPU: user+system CPU of the daphne processes (with their move processes) and "
+        "the Celery processes over the window ÷ "
         "actions. Redis+PG CPU: all `redis-server` and `postgres` processes of the machine "
         "(which other work may share).",
         "- GC: full (generation 2) garbage collections in the daphne processes during the "
         "window, and the longest collector pause of any generation; a pause stops the "
-        "event loop and every move thread, so it shows in the latency tail.",
+        "event loop (or a move process), so it shows in the latency tail. Counted in each "
+        "daphne process and in its move processes.",
         "- Configuration: production settings (`DEBUG=0`) except that the benchmark's "
         "settings (`benchmarks/load/settings.py`) use an MD5 password hasher (400 PBKDF2 "
         "logins would take minutes), plain-HTTP cookies and no static manifest, and the "
@@ -250,6 +253,11 @@ def markdown(results: list[Result], memory: dict[str, Any], machine: dict[str, A
             f"- Resident memory of one daphne: {memory['before'] / 2**20:.1f} MiB before, "
             f"{memory['after'] / 2**20:.1f} MiB with {memory['players']} idle players "
             f"connected (their matches started): {delta / 2**20:.1f} MiB per 100 idle players."
+        )
+        lines.append(
+            f"- Its move processes (`MOVE_PROCESSES`, 2) together: "
+            f"{memory.get('movers', 0) / 2**20:.1f} MiB resident, whatever the number of "
+            "players (they hold the cached rounds of the matches being played)."
         )
     lines += [
         "",

@@ -27,6 +27,8 @@ from urllib.parse import urlsplit
 import psycopg
 import redis
 
+from apps.core.collector import collector_tune
+
 from .processes import ROOT, Servers, server_env
 
 DEFAULT_DATABASE = "postgres://postgres@127.0.0.1:5432/bench_load?conn_max_age=600"
@@ -84,6 +86,11 @@ def main(argv: list[str] | None = None) -> None:
     setup_django(env)
     from . import report, scenario, tables  # noqa: PLC0415  (needs Django set up)
 
+    # The bots' process is tuned like the servers: with the default collector settings its
+    # own collections (one full collection took 130 ms) paused every bot at once, and each
+    # pause counted as server latency for every message in flight.
+    collector_tune()
+
     logs = ROOT / "var" / "bench-load" / datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     results: list[scenario.Result] = []
 
@@ -100,10 +107,10 @@ def main(argv: list[str] | None = None) -> None:
 
     servers = Servers.start(1, env, logs / "memory")
     try:  # on fresh processes: a daphne that served 400 players keeps their memory
-        before, after = scenario.idle_memory(servers, IDLE_PLAYERS)
+        before, after, movers = scenario.idle_memory(servers, IDLE_PLAYERS)
     finally:
         servers.stop()
-    memory = {"players": IDLE_PLAYERS, "before": before, "after": after}
+    memory = {"players": IDLE_PLAYERS, "before": before, "after": after, "movers": movers}
     print(f"memory: {before / 2**20:.1f} MiB -> {after / 2**20:.1f} MiB", flush=True)
     for processes in args.processes:
         servers = Servers.start(processes, env, logs / f"p{processes}")

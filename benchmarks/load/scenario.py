@@ -9,6 +9,7 @@ if sooner). Latencies are those of messages sent inside that window.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 import uuid
@@ -51,10 +52,15 @@ class Sample:
 
 
 def _cpu(pids: list[int]) -> float:
+    """CPU seconds of the server processes and their children (each daphne's move
+    processes)."""
     total = 0.0
     for pid in pids:
-        times = psutil.Process(pid).cpu_times()
-        total += times.user + times.system
+        process = psutil.Process(pid)
+        for one in [process, *process.children(recursive=True)]:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                times = one.cpu_times()
+                total += times.user + times.system
     return total
 
 
@@ -261,7 +267,7 @@ def bare(servers: Servers, count: int, *, warmup: float, duration: float) -> Res
 
 
 async def _idle(servers: Servers, bench: list[tables.BenchTable], cookies: list[list[str]],
-                settle: float) -> int:
+                settle: float) -> tuple[int, int]:
     far = time.monotonic() + 3600
     players = [bots.Idle(servers.ports[0], t.code, cookies[i][s], stop_at=far,
                          connect_after=(4 * i + s) * bots.CONNECT_SPACING)
@@ -272,17 +278,22 @@ async def _idle(servers: Servers, bench: list[tables.BenchTable], cookies: list[
     await asyncio.sleep(settle)
     for p in players:
         p.stop_at = time.monotonic()
-    rss = psutil.Process(servers.daphnes[0].proc.pid).memory_info().rss
+    daphne = psutil.Process(servers.daphnes[0].proc.pid)
+    rss = daphne.memory_info().rss
+    movers = sum(p.memory_info().rss for p in daphne.children()
+                 if "spawn_main" in " ".join(p.cmdline()))
     await asyncio.gather(*tasks)
-    return rss
+    return rss, movers
 
 
-def idle_memory(servers: Servers, players: int, *, settle: float = 3.0) -> tuple[int, int]:
+def idle_memory(servers: Servers, players: int, *,
+                settle: float = 3.0) -> tuple[int, int, int]:
     """Resident memory of the first daphne before and with ``players`` idle players
-    connected (their matches started, nobody acting). Returns (before, with) in bytes."""
+    connected (their matches started, nobody acting), and then that of its move processes
+    together. Returns (before, with, move processes) in bytes."""
     bench = tables.tables_create(players // 4)
     cookies = login_all(servers, bench)
     before = psutil.Process(servers.daphnes[0].proc.pid).memory_info().rss
-    with_players = asyncio.run(_idle(servers, bench, cookies, settle))
+    with_players, movers = asyncio.run(_idle(servers, bench, cookies, settle))
     tables.tables_abandon(bench)
-    return before, with_players
+    return before, with_players, movers

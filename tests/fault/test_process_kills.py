@@ -11,6 +11,7 @@ import json
 import time
 from typing import Any
 
+import psutil
 import pytest
 from django.conf import settings
 from django.core.management import call_command
@@ -71,17 +72,39 @@ class Players:
         """One legal move (first seat that can act); False when the hand is over."""
         if self.latest[0]["table"]["stage"] != "hand":
             return False
+        seat, message = self._next_move()
+        self.ws[seat].send(json.dumps(message))
+        self._read_update(seat, message)
+        return True
+
+    def move_resending_unavailable(self) -> int:
+        """One legal move, sent again while the server answers ``unavailable`` (as the
+        browser client does); returns how many times it was refused."""
+        seat, message = self._next_move()
+        for refused in range(5):
+            self.ws[seat].send(json.dumps(message))
+            frame = _state(self.ws[seat])
+            if frame["type"] != "error":
+                self.latest[seat] = frame
+                for s in set(range(4)) - {seat}:
+                    self.latest[s] = _state(self.ws[s])
+                self.acked.append(self.latest[seat]["v"])
+                return refused
+            assert frame["code"] == "unavailable", frame
+        raise AssertionError(f"move {message} refused five times")
+
+    def _next_move(self) -> tuple[int, dict[str, Any]]:
         seat, move = next((s, self.latest[s]["observation"]["me"]["legal"][0]) for s in range(4)
                           if self.latest[s]["observation"]["me"]["legal"])
-        message = {k: v for k, v in move.items() if k != "seat"} | {"v": self.latest[seat]["v"]}
-        self.ws[seat].send(json.dumps(message))
+        return seat, {k: v for k, v in move.items() if k != "seat"} | {"v": self.latest[seat]["v"]}
+
+    def _read_update(self, seat: int, message: dict[str, Any]) -> None:
         for s in range(4):
             frame = _state(self.ws[s])
             if frame["type"] == "error":
                 raise AssertionError(f"move {message} refused: {frame}")
             self.latest[s] = frame
         self.acked.append(self.latest[seat]["v"])
-        return True
 
 
 def _final_checks(match_id: int, acked: list[int]) -> None:
@@ -122,6 +145,40 @@ def test_kill_daphne_mid_hand_then_resume(cluster: Cluster) -> None:
     _final_checks(match_id, players.acked)
     cases.record("test_process_kills (acknowledged moves across a daphne kill)",
                  len(players.acked))
+
+
+def test_kill_move_processes_mid_hand_then_play_on(cluster: Cluster) -> None:
+    """SIGKILL daphne's move processes (apps.matches.movers) mid-hand: the move that meets a
+    dead one is refused as ``unavailable``, the client resends it, a new move process
+    takes it, and the hand plays to its end with nothing lost."""
+    table = build_table("duyun")
+    match_id = table.match.pk
+    cluster.start_web()
+    players = Players(cluster, table)
+    players.connect()
+    for _ in range(10):
+        players.move()
+    killed = _move_processes(cluster)
+    assert len(killed) == 2, "daphne runs its moves in two move processes by default"
+    for pid in killed:
+        psutil.Process(pid).kill()
+    psutil.wait_procs([psutil.Process(p) for p in killed if psutil.pid_exists(p)], timeout=10)
+    refused = players.move_resending_unavailable()
+    assert refused == 1, "the first move after the kill meets a dead move process"
+    replaced = _move_processes(cluster)
+    assert replaced and not set(replaced) & set(killed)
+    moves = 0
+    while players.move() and moves < 400:
+        moves += 1
+    players.close()
+    assert Match.objects.get(pk=match_id).stage != Match.Stage.HAND
+    _final_checks(match_id, players.acked)
+
+
+def _move_processes(cluster: Cluster) -> list[int]:
+    assert cluster.web is not None
+    return [p.pid for p in psutil.Process(cluster.web.proc.pid).children()
+            if "spawn_main" in " ".join(p.cmdline())]
 
 
 @pytest.mark.parametrize("kill", [

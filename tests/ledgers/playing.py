@@ -112,7 +112,7 @@ def play_hand(match_id: int, rng: random.Random) -> None:
         payload = {k: v for k, v in action.items() if k != "seat"}
         with round_cache_on():
             services.match_act(
-                match_id=match.pk, user=users[seat], payload={**payload, "v": match.version}
+                match_id=match.pk, user_id=users[seat].pk, payload={**payload, "v": match.version}
             )
 
 
@@ -127,5 +127,5 @@ def play_match(match_id: int, rng: random.Random) -> None:
             match.refresh_from_db()
             if match.stage == Match.Stage.BETWEEN:
                 services.match_act(
-                    match_id=match.pk, user=player.user, payload={"type": "ready_next"}
+                    match_id=match.pk, user_id=player.user.pk, payload={"type": "ready_next"}
                 )

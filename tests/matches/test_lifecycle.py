@@ -35,7 +35,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def act(table: Table, seat: int, **payload: Any) -> int:
     """Send one client message for ``seat`` through the service; return the new version."""
-    return services.match_act(match_id=table.match.pk, user=table.users[seat], payload=payload)
+    return services.match_act(
+        match_id=table.match.pk, user_id=table.users[seat].pk, payload=payload
+    )
 
 
 def play_hand(table: Table) -> None:

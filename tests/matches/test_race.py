@@ -62,7 +62,7 @@ def test_simultaneous_pung_and_win_follow_priority(make_table: Any, seed: str) -
     for move in moves:
         payload = {**move.to_json(), "v": Match.objects.get(pk=match.pk).version}
         payload.pop("seat")
-        services.match_act(match_id=match.pk, user=table.users[move.seat], payload=payload)
+        services.match_act(match_id=match.pk, user_id=table.users[move.seat].pk, payload=payload)
     version = Match.objects.get(pk=match.pk).version
     barrier = threading.Barrier(2)
     errors: list[Exception] = []
@@ -74,7 +74,7 @@ def test_simultaneous_pung_and_win_follow_priority(make_table: Any, seed: str) -
         move.pop("seat")
         barrier.wait()
         try:
-            services.match_act(match_id=match.pk, user=table.users[seat],
+            services.match_act(match_id=match.pk, user_id=table.users[seat].pk,
                                payload={**move, "v": version})
         except MatchError as exc:
             errors.append(exc)
@@ -91,7 +91,7 @@ def test_simultaneous_pung_and_win_follow_priority(make_table: Any, seed: str) -
     # Anyone else still deciding passes.
     rnd = state.round_rebuild(Match.objects.get(pk=match.pk), hand)
     for seat in rnd.pending():
-        services.match_act(match_id=match.pk, user=table.users[seat],
+        services.match_act(match_id=match.pk, user_id=table.users[seat].pk,
                            payload={"type": "pass", "v": Match.objects.get(pk=match.pk).version})
     hand.refresh_from_db()
     entries = list(MatchEvent.objects.filter(match=match).order_by("seq"))

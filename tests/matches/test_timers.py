@@ -108,7 +108,7 @@ def test_a_live_timer_that_fires_after_the_player_acted_only_rearms(
 
     me = table_snapshot(match.pk, dealer)["observation"]["me"]
     after = services.match_act(
-        match_id=match.pk, user=table.users[dealer],
+        match_id=match.pk, user_id=table.users[dealer].pk,
         payload={"type": "discard", "tile": me["hand"][0], "v": match.version},
     )
     match.refresh_from_db()
@@ -146,7 +146,7 @@ def test_two_timeouts_enter_auto_play_and_a_player_action_ends_it(
     )
     before = MatchEvent.objects.get(match=match, seq=auto_move.seq - 1)
     assert (auto_move.created_at - before.created_at).total_seconds() < 2.5
-    services.match_act(match_id=match.pk, user=table.users[player.seat],
+    services.match_act(match_id=match.pk, user_id=table.users[player.seat].pk,
                        payload={"type": "resume"})
     player.refresh_from_db()
     assert not player.auto_play and player.consecutive_timeouts == 0

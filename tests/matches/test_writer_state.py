@@ -43,7 +43,7 @@ def _move(table: Any) -> int:
     payload = {**legal[0].to_json(), "v": match.version}
     payload.pop("seat")
     with CaptureQueriesContext(connection) as queries:
-        services.match_act(match_id=match.pk, user=table.users[seat], payload=payload)
+        services.match_act(match_id=match.pk, user_id=table.users[seat].pk, payload=payload)
     return sum(not q["sql"].upper().startswith(("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE"))
                for q in queries.captured_queries)
 
@@ -55,7 +55,7 @@ def _step(table: Any) -> None:
         _move(table)
         return
     for user in table.users:
-        services.match_act(match_id=match.pk, user=user, payload={"type": "ready_next"})
+        services.match_act(match_id=match.pk, user_id=user.pk, payload={"type": "ready_next"})
 
 
 def _forget_last_change(match_id: int, older: bytes) -> None:
@@ -188,7 +188,7 @@ def test_a_tail_with_more_than_actions_loads_everything(make_table: Any) -> None
     state.round_forget(match_id)  # the row changed outside a MatchChange
     assert _move(table) > 3
     older = pickle.dumps(state._cache[match_id])
-    services.match_act(match_id=match_id, user=table.users[2], payload={"type": "resume"})
+    services.match_act(match_id=match_id, user_id=table.users[2].pk, payload={"type": "resume"})
     _move(table)
     _forget_last_change(match_id, older)
     assert _move(table) > 3

@@ -1,0 +1,130 @@
+"""Move processes (``apps.matches.movers``): routing by match, refusals crossing the process
+boundary intact, a dead child replaced, a child outliving its parent exiting, and updates of
+a failed call still sent."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import psutil
+import pytest
+from django.conf import settings
+from django.test import override_settings
+
+from apps.matches import broadcast, movers
+from apps.matches.protocol import MatchError
+
+
+def refuse(*, match_id: int) -> None:
+    """A call that is refused the way a move is (runs in a move process)."""
+    raise MatchError("not_your_turn", f"第 {match_id} 局: 还没轮到你")
+
+
+def pid_of(match_id: int) -> int:
+    """The process a call on ``match_id`` ran in."""
+    return os.getpid()
+
+
+@pytest.fixture
+def two_movers() -> Iterator[None]:
+    with override_settings(MOVE_PROCESSES=2):
+        yield
+        movers.stop()
+
+
+@pytest.mark.usefixtures("two_movers")
+def test_calls_on_one_match_always_reach_the_same_child() -> None:
+    async def pids() -> list[int]:
+        return [await movers.run(m, pid_of, m) for m in (6, 8, 6, 7, 9)]
+
+    first, second, again, odd, odd_again = asyncio.run(pids())
+    assert first == second == again  # 6 and 8 share slot 0
+    assert odd == odd_again != first  # 7 and 9 go to the other child
+    assert os.getpid() not in {first, odd}
+    assert sorted(movers.children()) == sorted({first, odd})
+
+
+@pytest.mark.usefixtures("two_movers")
+def test_a_refusal_comes_back_with_its_code_and_message() -> None:
+    with pytest.raises(MatchError) as refused:
+        asyncio.run(broadcast.call_then_send(refuse, match_id=3))
+    assert refused.value.code == "not_your_turn"
+    assert refused.value.message == "第 3 局: 还没轮到你"
+
+
+@pytest.mark.usefixtures("two_movers")
+def test_a_dead_move_process_fails_its_next_call_then_is_replaced() -> None:
+    async def pid() -> int:
+        return await movers.run(4, pid_of, 4)
+
+    old = asyncio.run(pid())
+    os.kill(old, signal.SIGKILL)
+    _wait_gone(old)
+    with pytest.raises(movers.MoveProcessError):
+        asyncio.run(pid())
+    new = asyncio.run(pid())
+    assert new != old
+    assert psutil.Process(new).is_running()
+
+
+CHILD_SCRIPT = """
+import asyncio, os, sys, time
+import django
+django.setup()
+from django.test import override_settings
+from apps.matches import movers
+from tests.matches.test_movers import pid_of
+with override_settings(MOVE_PROCESSES=1):
+    print(asyncio.run(movers.run(1, pid_of, 1)), flush=True)
+    time.sleep(60)
+"""
+
+
+def test_a_move_process_exits_when_its_parent_is_killed() -> None:
+    parent = subprocess.Popen([sys.executable, "-c", CHILD_SCRIPT], text=True,
+                              stdout=subprocess.PIPE, cwd=settings.BASE_DIR)
+    try:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline())
+        assert psutil.pid_exists(child)
+    finally:
+        parent.kill()
+        parent.wait(10)
+    _wait_gone(child, 10 * movers.PARENT_CHECK_SECONDS)
+    assert not _alive(child), "the move process outlived its killed parent"
+
+
+def _wait_gone(pid: int, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+@pytest.mark.django_db  # a move thread closes stale connections around each call
+def test_updates_of_commits_before_a_failure_are_still_sent(monkeypatch: Any) -> None:
+    """In move threads (``MOVE_PROCESSES = 0``, this test process's setting) as in move
+    processes, a call that committed a change and then failed still sends that change."""
+    queued: list[tuple[int, Any]] = []
+    monkeypatch.setattr(broadcast, "_queue_send", lambda m, outbox: queued.append((m, outbox)))
+
+    def commit_then_fail(*, match_id: int) -> None:
+        broadcast.send_updates(match_id, {0: {"type": "update", "from": 4, "v": 5}})
+        raise RuntimeError("after the commit")
+
+    with pytest.raises(RuntimeError, match="after the commit"):
+        asyncio.run(broadcast.call_then_send(commit_then_fail, match_id=11))
+    assert [(m, [msg["v"] for _, msg in outbox]) for m, outbox in queued] == [(11, [5])]
