@@ -39,11 +39,11 @@ from typing import Any, TypeVar, cast
 from asgiref.sync import async_to_sync
 from channels.db import DatabaseSyncToAsync
 from channels.layers import get_channel_layer
-from django.db import close_old_connections
+from django.db import DatabaseError, close_old_connections
 from redis.exceptions import RedisError
 
 from . import movers
-from .protocol import encode_frame
+from .protocol import MatchError, encode_frame
 
 UPDATE_EVENT = "table.update"
 MATCH_STARTED_EVENT = "table.match_started"
@@ -157,12 +157,18 @@ def _collecting(function: Callable[..., Any], kwargs: dict[str, Any]) -> _Outcom
 
 def _collecting_in_mover(function: Callable[..., Any], kwargs: dict[str, Any]) -> _Outcome:
     """:func:`_collecting` in a move process, with Django's per-request connection rules
-    around it (``DatabaseSyncToAsync`` applies them in a move thread)."""
+    around it (``DatabaseSyncToAsync`` applies them in a move thread). An unexpected error
+    is logged here, where its traceback is: only the exception crosses back."""
     close_old_connections()
     try:
-        return _collecting(function, kwargs)
+        outcome = _collecting(function, kwargs)
     finally:
         close_old_connections()
+    if outcome.error is not None and not isinstance(outcome.error,
+                                                    (MatchError, DatabaseError)):
+        logger.error("%s failed in a move process", getattr(function, "__name__", function),
+                     exc_info=outcome.error)
+    return outcome
 
 
 def _queue_send(match_id: int, outbox: Outbox) -> None:

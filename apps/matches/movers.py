@@ -19,8 +19,8 @@ test's uncommitted database.
 
 A child that dies (killed, out of memory) fails the calls it held with
 :class:`MoveProcessError`, which the table endpoint reports as ``unavailable``: a call that
-was cut off may or may not have committed, and the client's resync shows which. The next
-call on that slot starts a new child. A child whose parent dies exits on its own.
+was cut off may or may not have committed, and the client's resync shows which. Later
+calls on that slot go to a new child. A child whose parent dies exits on its own.
 """
 
 from __future__ import annotations
@@ -76,12 +76,19 @@ async def run(match_id: int, function: Callable[..., T], *args: Any) -> T:
     result (or raise its exception).
 
     ``function`` and ``args`` cross a process boundary: ``function`` must be importable by
-    name, and everything must pickle. Raises :class:`MoveProcessError` when the child died.
+    name, and everything must pickle. A child found dead before the call was sent is
+    replaced and the call goes to the new one; raises :class:`MoveProcessError` when the
+    child died holding the call.
     """
     slot = match_id % int(settings.MOVE_PROCESSES)
     pool = _pool(slot)
     try:
         future: Future[T] = pool.submit(function, *args)
+    except BrokenProcessPool:  # refused before sending: nothing of this call ran
+        _discard(slot, pool)
+        pool = _pool(slot)
+        future = pool.submit(function, *args)
+    try:
         return await asyncio.wrap_future(future)
     except BrokenProcessPool as exc:
         _discard(slot, pool)

@@ -27,6 +27,11 @@ def refuse(*, match_id: int) -> None:
     raise MatchError("not_your_turn", f"第 {match_id} 局: 还没轮到你")
 
 
+def explode(*, match_id: int) -> None:
+    """A call that fails unexpectedly (a bug)."""
+    raise RuntimeError(f"bug in match {match_id}")
+
+
 def pid_of(match_id: int) -> int:
     """The process a call on ``match_id`` ran in."""
     return os.getpid()
@@ -60,18 +65,57 @@ def test_a_refusal_comes_back_with_its_code_and_message() -> None:
 
 
 @pytest.mark.usefixtures("two_movers")
-def test_a_dead_move_process_fails_its_next_call_then_is_replaced() -> None:
-    async def pid() -> int:
-        return await movers.run(4, pid_of, 4)
+def test_an_unexpected_error_comes_back_as_itself() -> None:
+    with pytest.raises(RuntimeError, match="bug in match 5"):
+        asyncio.run(broadcast.call_then_send(explode, match_id=5))
 
-    old = asyncio.run(pid())
-    os.kill(old, signal.SIGKILL)
-    _wait_gone(old)
-    with pytest.raises(movers.MoveProcessError):
-        asyncio.run(pid())
-    new = asyncio.run(pid())
+
+@pytest.mark.django_db  # the move process's connection rules run around the call
+def test_an_unexpected_error_is_logged_with_its_traceback_where_it_happened(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Only the exception crosses back to daphne, so the move process logs the traceback;
+    a refusal is an answer, not an error, and is not logged."""
+    outcome = broadcast._collecting_in_mover(explode, {"match_id": 5})
+    refused = broadcast._collecting_in_mover(refuse, {"match_id": 5})
+    assert isinstance(outcome.error, RuntimeError)
+    assert isinstance(refused.error, MatchError)
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert [r.getMessage() for r in errors] == ["explode failed in a move process"]
+    assert errors[0].exc_info is not None and errors[0].exc_info[1] is outcome.error
+
+
+def pid_after(seconds: float) -> int:
+    """The process a call ran in, answered after ``seconds``."""
+    time.sleep(seconds)
+    return os.getpid()
+
+
+@pytest.mark.usefixtures("two_movers")
+def test_a_dead_move_process_fails_the_call_it_held_then_is_replaced() -> None:
+    async def scenario() -> tuple[int, BaseException | int, int]:
+        old = await movers.run(4, pid_of, 4)
+        held = asyncio.ensure_future(movers.run(4, pid_after, 30.0))
+        await asyncio.sleep(0.5)  # the call is in the child now
+        os.kill(old, signal.SIGKILL)
+        outcome = (await asyncio.gather(held, return_exceptions=True))[0]
+        return old, outcome, await movers.run(4, pid_of, 4)
+
+    old, held, new = asyncio.run(asyncio.wait_for(scenario(), 20))
+    assert isinstance(held, movers.MoveProcessError)
     assert new != old
     assert psutil.Process(new).is_running()
+
+
+@pytest.mark.usefixtures("two_movers")
+def test_a_call_after_a_child_died_idle_goes_to_a_new_one() -> None:
+    """Nothing was lost with a child that died between calls: no refusal."""
+    old = asyncio.run(movers.run(4, pid_of, 4))
+    os.kill(old, signal.SIGKILL)
+    _wait_gone(old)
+    time.sleep(0.5)  # the pool has seen its worker die
+    new = asyncio.run(movers.run(4, pid_of, 4))
+    assert new != old
 
 
 CHILD_SCRIPT = """
