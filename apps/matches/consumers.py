@@ -92,8 +92,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def connect(self) -> None:
         """Authenticate, decide seat or spectator, subscribe, send the current view."""
-        if movers.enabled():
-            movers.start()
+        movers.start()
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
