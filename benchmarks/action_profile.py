@@ -70,6 +70,7 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
     thread_cpu: list[float] = []
     step_cpu: list[float] = []
     queries: list[int] = []
+    by_kind: dict[str, list[float]] = {}
     profiler = cProfile.Profile(time.thread_time) if args.profile else None
 
     def act(**kwargs: object) -> None:
@@ -82,8 +83,10 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
             services.match_act(**kwargs)  # type: ignore[arg-type]
         if profiler:
             profiler.disable()
-        thread_cpu.append(time.thread_time() - c0)
+        spent = time.thread_time() - c0
+        thread_cpu.append(spent)
         queries.append(len(counted))
+        by_kind.setdefault(_kind(kwargs["payload"], len(counted)), []).append(spent)
 
     def next_move(t: object) -> tuple[int, object, dict[str, object]] | None:
         match = Match.objects.get(pk=t.match.pk)  # type: ignore[attr-defined]
@@ -92,8 +95,8 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
         rows = state.table_read(match)
         if match.stage != Match.Stage.HAND:
             for seat in range(4):
-                services.match_act(match_id=match.pk, user_id=t.users[seat].pk,  # type: ignore[attr-defined]
-                                   payload={"type": "ready_next"})
+                act(match_id=match.pk, user_id=t.users[seat].pk,  # type: ignore[attr-defined]
+                    payload={"type": "ready_next"})
             return None
         assert rows.rnd is not None
         seat = next(s for s in range(4) if rows.rnd.legal_actions(s))
@@ -115,12 +118,12 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
                 continue
             idle = 0
             c0 = time.process_time()
-            await broadcast.call_then_send(act, match_id=move[0], user_id=move[1],
+            await broadcast.call_in_order(act, match_id=move[0], user_id=move[1],
                                           payload=move[2])
             step_cpu.append(time.process_time() - c0)
 
     asyncio.run(play(50))  # warm up: caches, connections, code
-    thread_cpu.clear(), step_cpu.clear(), queries.clear()
+    thread_cpu.clear(), step_cpu.clear(), queries.clear(), by_kind.clear()
     if profiler:
         profiler = cProfile.Profile(time.thread_time)
     asyncio.run(play(args.actions))
@@ -131,8 +134,18 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
     cuts = statistics.quantiles(thread_cpu, n=100)
     print(f"match_act CPU p90 {cuts[89] * 1e3:.2f} ms, p99 {cuts[98] * 1e3:.2f} ms, "
           f"max {max(thread_cpu) * 1e3:.2f} ms; SQL max {max(queries)}")
+    print("by kind (the SQL count tells ordinary moves from hand ends and deals):")
+    for kind, spent in sorted(by_kind.items(), key=lambda item: -max(item[1])):
+        print(f"  {kind:<28} {len(spent):>5}  median {statistics.median(spent) * 1e3:6.2f} ms"
+              f"  max {max(spent) * 1e3:6.2f} ms")
     if profiler:
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(70)
+
+
+def _kind(payload: object, statements: int) -> str:
+    """An action's type with its SQL statement count, e.g. ``discard/3``."""
+    kind = payload.get("type", "?") if isinstance(payload, dict) else "?"
+    return f"{kind}/{statements}"
 
 
 if __name__ == "__main__":

@@ -6,16 +6,16 @@ room's table page joins ``table_<room id>`` to hear that a match has started the
 A committed change is one message to the match group: its version range and, per audience
 (each seat, and spectators), that audience's frame already encoded as JSON. Each connection
 forwards only its own audience's text (``TableConsumer.table_update``), so a client never
-receives another seat's frame, while the change costs one group send and no encoding on the
-event loop. Called only from ``transaction.on_commit``.
+receives another seat's frame, while the change costs one publish and no encoding on the
+event loop. Called only from ``transaction.on_commit``, in the thread that committed
+(:func:`apps.core.group_publish.group_publish`).
 
-A connection that changes a match itself (a player's move, handled in the match's move
-process, see :mod:`.movers`) uses :func:`call_then_send`: the committed change's message
-comes back from the call and is queued and sent from the event loop, instead of the move
-waiting for Redis before the next can start. Each match has its own send queue, drained
-in commit order by one task, so the match's next move runs while the previous update is
-still being published (three seats passing on one discard at once no longer wait for
-each other's publishes).
+A connection that changes a match (a player's move) or reads it (a snapshot, a catch-up)
+uses :func:`call_in_order`: the call runs in the match's move process (:mod:`.movers`), or
+in a move thread, and this process's calls on one match run one at a time, in the order
+they came. A move's update is published from the move process right after its commit,
+before the match's next call there starts, so one process's updates of a match leave in
+commit order.
 
 The layer is Redis pub/sub, so a send is fire-and-forget: one that fails (Redis away) is
 logged and dropped. The change is safe in the log, and every connection that forwarded
@@ -29,18 +29,14 @@ import asyncio
 import contextlib
 import logging
 import weakref
-from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextvars import ContextVar
-from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
-from asgiref.sync import async_to_sync
 from channels.db import DatabaseSyncToAsync
-from channels.layers import get_channel_layer
 from django.db import DatabaseError, close_old_connections
-from redis.exceptions import RedisError
+
+from apps.core.group_publish import group_publish
 
 from . import movers
 from .protocol import MatchError, encode_frame
@@ -66,152 +62,58 @@ def audience(viewer: int | None) -> str:
     return "watch" if viewer is None else str(viewer)
 
 
-_outbox: ContextVar[list[tuple[str, dict[str, Any]]] | None] = ContextVar(
-    "broadcast_outbox", default=None
-)
 MOVE_THREADS = 3
 """Threads that handle moves when there are no move processes (``MOVE_PROCESSES = 0``).
 Most of a move's time is spent waiting for PostgreSQL; with several threads, moves of
 different matches overlap those waits (one match's moves still run one at a time, see
-:func:`call_then_send`)."""
+:func:`call_in_order`)."""
 _move_pool = ThreadPoolExecutor(MOVE_THREADS, thread_name_prefix="moves")
-SEND_TIMEOUT = 10.0
-"""Seconds a committed update may take to reach Redis before it is given up (the
-connections' version check delivers it instead). Moves do not wait for sends, so this
-only bounds how long a hung Redis holds a match's queue."""
-MAX_QUEUED_SENDS = 100
-"""Updates a match's send queue holds at most; more (Redis hung) are dropped, and the
-connections catch up from the log by their version check."""
-Outbox = list[tuple[str, dict[str, Any]]]
 _match_locks: weakref.WeakKeyDictionary[
     asyncio.AbstractEventLoop, weakref.WeakValueDictionary[int, asyncio.Lock]
 ] = weakref.WeakKeyDictionary()
-_send_queues: weakref.WeakKeyDictionary[
-    asyncio.AbstractEventLoop, dict[int, deque[Outbox]]
-] = weakref.WeakKeyDictionary()
-_drainers: set[asyncio.Task[None]] = set()
-"""The running send-queue drainers (the event loop keeps only weak references to tasks)."""
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
 
 
 def send_updates(match_id: int, updates: dict[int | None, dict[str, Any]]) -> None:
-    """Send one committed change (each viewer's ``update`` frame) to the match group, or
-    leave it to :func:`call_then_send` when called inside one."""
+    """Publish one committed change (each viewer's ``update`` frame) to the match group."""
     first = next(iter(updates.values()))
-    message = {
+    group_publish(match_group(match_id), {
         "type": UPDATE_EVENT,
         "from": first["from"],
         "v": first["v"],
         "texts": {audience(viewer): encode_frame(frame) for viewer, frame in updates.items()},
-    }
-    outbox = _outbox.get()
-    if outbox is not None:
-        outbox.append((match_group(match_id), message))
-        return
-    layer = get_channel_layer()
-    assert layer is not None, "CHANNEL_LAYERS must be configured"
-    async_to_sync(layer.group_send)(match_group(match_id), message)
+    })
 
 
-async def call_then_send(function: Callable[..., T], *, match_id: int, **kwargs: Any) -> T:
-    """Run a blocking service call on match ``match_id`` off the event loop (in the match's
-    move process, or a move thread: :mod:`.movers`), then queue the updates its commits
-    produced on the match's send queue.
+async def call_in_order(function: Callable[..., T], *, match_id: int, **kwargs: Any) -> T:
+    """Run a blocking service call on match ``match_id`` (a move, or a read such as a
+    snapshot or a catch-up) where its moves run, off the event loop: in the match's move
+    process, or a move thread (:mod:`.movers`).
 
-    This process's calls on one match run one at a time, in the order they came, and the
-    queue sends their updates in that order, so that match's updates leave in commit
-    order; calls on different matches run side by side. Returns once the call is done,
-    without waiting for the send.
+    This process's calls on one match run one at a time, in the order they came: the
+    cached round is never read while a move is changing it, the updates a move publishes
+    on commit leave before the next move's, and a call in the match's move process finds
+    that process's warm cache. Calls on different matches run side by side.
     """
     async with _match_lock(match_id):
-        outcome = await _off_loop(function, match_id=match_id, **kwargs)
-        if outcome.outbox:
-            _queue_send(match_id, outcome.outbox)
-        if outcome.error is not None:
-            raise outcome.error
-        return cast(T, outcome.result)
+        return await _off_loop(function, match_id=match_id, **kwargs)
 
 
-@dataclass(frozen=True, slots=True)
-class _Outcome:
-    """What a call off the loop left: its result or exception, and the updates it sent."""
-
-    result: Any
-    error: Exception | None
-    outbox: Outbox
-
-
-def _collecting(function: Callable[..., Any], kwargs: dict[str, Any]) -> _Outcome:
-    """Call ``function(**kwargs)``, keeping the updates it sends (:func:`send_updates`)
-    instead of sending them. Updates of commits made before an exception are kept too."""
-    outbox: Outbox = []
-    token = _outbox.set(outbox)
-    try:
-        return _Outcome(function(**kwargs), None, outbox)
-    except Exception as exc:
-        return _Outcome(None, exc, outbox)
-    finally:
-        _outbox.reset(token)
-
-
-def _collecting_in_mover(function: Callable[..., Any], kwargs: dict[str, Any]) -> _Outcome:
-    """:func:`_collecting` in a move process, with Django's per-request connection rules
+def _in_move_process(function: Callable[..., T], kwargs: dict[str, Any]) -> T:
+    """``function(**kwargs)`` in a move process, with Django's per-request connection rules
     around it (``DatabaseSyncToAsync`` applies them in a move thread). An unexpected error
     is logged here, where its traceback is: only the exception crosses back."""
     close_old_connections()
     try:
-        outcome = _collecting(function, kwargs)
+        return function(**kwargs)
+    except (MatchError, DatabaseError):
+        raise
+    except Exception:
+        logger.exception("%s failed in a move process", getattr(function, "__name__", function))
+        raise
     finally:
         close_old_connections()
-    if outcome.error is not None and not isinstance(outcome.error,
-                                                    (MatchError, DatabaseError)):
-        logger.error("%s failed in a move process", getattr(function, "__name__", function),
-                     exc_info=outcome.error)
-    return outcome
-
-
-def _queue_send(match_id: int, outbox: Outbox) -> None:
-    """Append ``outbox`` to the match's send queue, starting its drainer if idle."""
-    loop = asyncio.get_running_loop()
-    queues = _send_queues.setdefault(loop, {})
-    queue = queues.get(match_id)
-    if queue is None:
-        queue = queues[match_id] = deque()
-        drainer = loop.create_task(_drain(match_id, queue, queues))
-        _drainers.add(drainer)
-        drainer.add_done_callback(_drainers.discard)
-    if len(queue) >= MAX_QUEUED_SENDS:
-        logger.warning("match %s: send queue full, update v%s not sent",
-                       match_id, outbox[0][1].get("v"))
-        return
-    queue.append(outbox)
-
-
-async def _drain(match_id: int, queue: deque[Outbox], queues: dict[int, deque[Outbox]]) -> None:
-    """Send the queued updates of one match in order, until its queue is empty."""
-    try:
-        while queue:
-            try:
-                await _send_all(queue[0])
-            except Exception:
-                logger.exception("match %s: update v%s not sent", match_id, queue[0][0][1].get("v"))
-            queue.popleft()
-    finally:
-        # Nothing else runs between the empty check and here (one event loop thread), so
-        # no update can have been queued on a queue that is being dropped.
-        queues.pop(match_id, None)
-
-
-async def call_in_order(function: Callable[..., T], *, match_id: int, **kwargs: Any) -> T:
-    """Run a blocking read of match ``match_id`` (a snapshot, a catch-up) where its moves
-    run, between them: the cached round is never read while a move is changing it, and a
-    read in the match's move process finds that process's warm cache."""
-    async with _match_lock(match_id):
-        outcome = await _off_loop(function, match_id=match_id, **kwargs)
-        if outcome.error is not None:
-            raise outcome.error
-        return cast(T, outcome.result)
 
 
 def _match_lock(match_id: int) -> asyncio.Lock:
@@ -222,18 +124,16 @@ def _match_lock(match_id: int) -> asyncio.Lock:
     return lock
 
 
-async def _off_loop(function: Callable[..., Any], *, match_id: int,
-                    **kwargs: Any) -> _Outcome:
+async def _off_loop(function: Callable[..., T], *, match_id: int, **kwargs: Any) -> T:
     """Call ``function`` in the match's move process (or a move thread) and wait for it to
     finish, even when the caller is cancelled (a closing connection): the call runs on
-    regardless, and the match's lock must not pass to the next call, nor its commits go
-    unsent, before it is done."""
+    regardless, and the match's lock must not pass to the next call before it is done."""
     kwargs["match_id"] = match_id
     if movers.enabled():
-        call = movers.run(match_id, _collecting_in_mover, function, kwargs)
+        call = movers.run(match_id, _in_move_process, function, kwargs)
     else:
-        call = DatabaseSyncToAsync(_collecting, thread_sensitive=False,
-                                   executor=_move_pool)(function, kwargs)
+        call = DatabaseSyncToAsync(function, thread_sensitive=False,
+                                   executor=_move_pool)(**kwargs)
     work = asyncio.ensure_future(call)
     try:
         return await asyncio.shield(work)
@@ -243,21 +143,6 @@ async def _off_loop(function: Callable[..., Any], *, match_id: int,
         raise
 
 
-async def _send_all(outbox: Outbox) -> None:
-    layer = get_channel_layer()
-    assert layer is not None, "CHANNEL_LAYERS must be configured"
-    for group, message in outbox:
-        try:
-            # A Redis that hangs instead of refusing must not hold this match's next move.
-            await asyncio.wait_for(layer.group_send(group, message), SEND_TIMEOUT)
-        except (RedisError, OSError, TimeoutError):
-            logger.warning("%s: update v%s not sent (Redis unreachable)", group, message.get("v"))
-
-
 def send_match_started(room_id: int, match_id: int) -> None:
     """Tell a room's connections that a match has started, so they subscribe to it."""
-    layer = get_channel_layer()
-    assert layer is not None, "CHANNEL_LAYERS must be configured"
-    async_to_sync(layer.group_send)(
-        room_group(room_id), {"type": MATCH_STARTED_EVENT, "match_id": match_id}
-    )
+    group_publish(room_group(room_id), {"type": MATCH_STARTED_EVENT, "match_id": match_id})

@@ -293,7 +293,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self._refuse(MatchError("not_seated"))
             return
         try:
-            await broadcast.call_then_send(
+            await broadcast.call_in_order(
                 services.match_act, match_id=self.match_id, user_id=self.user.pk, payload=content
             )
         except MatchError as error:

@@ -11,11 +11,11 @@ match ``m`` to child ``m % N``:
   (:mod:`apps.matches.state`) stays warm, and they run there one at a time;
 - different matches on different children run in parallel, on other cores.
 
-The call's result (or its refusal) and the channel-layer messages its commits produced come
-back to the socket process, which sends them in commit order
-(:func:`apps.matches.broadcast.call_then_send`). With ``MOVE_PROCESSES = 0`` calls run in the
-socket process's move threads instead; in-process tests do that, since a child cannot see a
-test's uncommitted database.
+The child publishes the updates of the changes it commits itself, right after each commit
+(:func:`apps.core.group_publish.group_publish`), and returns the call's result (or its
+refusal) to the socket process (:func:`apps.matches.broadcast.call_in_order`). With
+``MOVE_PROCESSES = 0`` calls run in the socket process's move threads instead; in-process
+tests do that, since a child cannot see a test's uncommitted database.
 
 A child that dies (killed, out of memory) fails the calls it held with
 :class:`MoveProcessError`, which the table endpoint reports as ``unavailable``: a call that

@@ -59,7 +59,7 @@ def test_calls_on_one_match_always_reach_the_same_child() -> None:
 @pytest.mark.usefixtures("two_movers")
 def test_a_refusal_comes_back_with_its_code_and_message() -> None:
     with pytest.raises(MatchError) as refused:
-        asyncio.run(broadcast.call_then_send(refuse, match_id=3))
+        asyncio.run(broadcast.call_in_order(refuse, match_id=3))
     assert refused.value.code == "not_your_turn"
     assert refused.value.message == "第 3 局: 还没轮到你"
 
@@ -67,7 +67,7 @@ def test_a_refusal_comes_back_with_its_code_and_message() -> None:
 @pytest.mark.usefixtures("two_movers")
 def test_an_unexpected_error_comes_back_as_itself() -> None:
     with pytest.raises(RuntimeError, match="bug in match 5"):
-        asyncio.run(broadcast.call_then_send(explode, match_id=5))
+        asyncio.run(broadcast.call_in_order(explode, match_id=5))
 
 
 @pytest.mark.django_db  # the move process's connection rules run around the call
@@ -76,13 +76,13 @@ def test_an_unexpected_error_is_logged_with_its_traceback_where_it_happened(
 ) -> None:
     """Only the exception crosses back to daphne, so the move process logs the traceback;
     a refusal is an answer, not an error, and is not logged."""
-    outcome = broadcast._collecting_in_mover(explode, {"match_id": 5})
-    refused = broadcast._collecting_in_mover(refuse, {"match_id": 5})
-    assert isinstance(outcome.error, RuntimeError)
-    assert isinstance(refused.error, MatchError)
+    with pytest.raises(RuntimeError) as failed:
+        broadcast._in_move_process(explode, {"match_id": 5})
+    with pytest.raises(MatchError):
+        broadcast._in_move_process(refuse, {"match_id": 5})
     errors = [r for r in caplog.records if r.levelname == "ERROR"]
     assert [r.getMessage() for r in errors] == ["explode failed in a move process"]
-    assert errors[0].exc_info is not None and errors[0].exc_info[1] is outcome.error
+    assert errors[0].exc_info is not None and errors[0].exc_info[1] is failed.value
 
 
 def pid_after(seconds: float) -> int:
@@ -160,15 +160,16 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.django_db  # a move thread closes stale connections around each call
 def test_updates_of_commits_before_a_failure_are_still_sent(monkeypatch: Any) -> None:
-    """In move threads (``MOVE_PROCESSES = 0``, this test process's setting) as in move
-    processes, a call that committed a change and then failed still sends that change."""
-    queued: list[tuple[int, Any]] = []
-    monkeypatch.setattr(broadcast, "_queue_send", lambda m, outbox: queued.append((m, outbox)))
+    """A call that committed a change and then failed has already published that change:
+    updates leave at commit, not when the call returns."""
+    published: list[tuple[str, int]] = []
+    monkeypatch.setattr(broadcast, "group_publish",
+                        lambda group, message: published.append((group, message["v"])) or True)
 
     def commit_then_fail(*, match_id: int) -> None:
         broadcast.send_updates(match_id, {0: {"type": "update", "from": 4, "v": 5}})
         raise RuntimeError("after the commit")
 
     with pytest.raises(RuntimeError, match="after the commit"):
-        asyncio.run(broadcast.call_then_send(commit_then_fail, match_id=11))
-    assert [(m, [msg["v"] for _, msg in outbox]) for m, outbox in queued] == [(11, [5])]
+        asyncio.run(broadcast.call_in_order(commit_then_fail, match_id=11))
+    assert published == [("match_11", 5)]

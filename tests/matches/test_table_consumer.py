@@ -8,10 +8,9 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
-from apps.matches import consumers, services, state
+from apps.matches import broadcast, consumers, services, state
 from apps.matches.models import Hand, Match, MatchEvent
 from majiang import VARIANTS
 from majiang.record import replay
@@ -227,11 +226,11 @@ async def test_a_lost_last_update_is_caught_up_from_the_database(
     )
     lost: list[str] = []
 
-    async def drop(group: str, message: dict[str, Any]) -> None:
+    def drop(group: str, message: dict[str, Any]) -> bool:
         lost.append(group)
+        return False
 
-    layer = get_channel_layer()
-    monkeypatch.setattr(layer, "group_send", drop)
+    monkeypatch.setattr(broadcast, "group_publish", drop)
     await comms[seat].send_json_to({**move, "v": latest[seat]["v"]})
     frames = [await recv(comm) for comm in comms]
     monkeypatch.undo()
@@ -296,17 +295,16 @@ async def test_a_lost_match_start_is_noticed_by_waiting_connections(
     comm = connect_as(table.users[1], table.room.code)
     assert (await comm.connect())[0]
     assert (await recv(comm))["type"] == "waiting"
-    layer = get_channel_layer()
-    real_send = layer.group_send
+    real_publish = broadcast.group_publish
     lost: list[str] = []
 
-    async def drop_room_notices(group: str, message: dict[str, Any]) -> None:
+    def drop_room_notices(group: str, message: dict[str, Any]) -> bool:
         if group.startswith("table_"):
             lost.append(message["type"])
-            return
-        await real_send(group, message)
+            return False
+        return real_publish(group, message)
 
-    monkeypatch.setattr(layer, "group_send", drop_room_notices)
+    monkeypatch.setattr(broadcast, "group_publish", drop_room_notices)
     await database_sync_to_async(services.match_start)(room=table.room)
     frame = await recv(comm)
     assert "table.match_started" in lost
