@@ -38,6 +38,7 @@ from .protocol import MAX_MESSAGE_BYTES, MatchError, decode_message, encode_fram
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NO_ROOM = 4404
+CLOSE_INTERNAL_ERROR = 1011
 UNAVAILABLE_MESSAGE = "服务器暂时无法保存操作，正在重连，请稍后再试"
 """Sent with the ``unavailable`` error when the database cannot be reached."""
 VERSION_CHECK_SECONDS = 5.0
@@ -115,6 +116,12 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self.order = asyncio.Lock()
         self.bucket = TokenBucket(self.messages_per_second, self.message_burst)
         self.limited_notice_at = 0.0
+        # Client messages are handled one at a time, in order, by their own task, so that
+        # updates keep being forwarded while a move is in flight: the move's own update,
+        # published at its commit, reaches the player without waiting for the call's
+        # result to come back from the move process.
+        self.inbox: asyncio.Queue[Any] = asyncio.Queue()
+        self.handler = asyncio.create_task(self._handle_inbox())
         await self.accept()
         await self.channel_layer.group_add(broadcast.room_group(self.room_id), self.channel_name)
         self.heartbeat = asyncio.create_task(self._heartbeat())
@@ -249,10 +256,11 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         """Give up this connection's presence (reporting a seat gone offline); leave groups."""
         if not hasattr(self, "room_id"):
             return
-        if self.heartbeat is not None:
-            self.heartbeat.cancel()
-            with contextlib.suppress(BaseException):
-                await self.heartbeat
+        for task in (self.heartbeat, self.handler):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
         await self._leave_match()
         await self.channel_layer.group_discard(
             broadcast.room_group(self.room_id), self.channel_name
@@ -273,7 +281,20 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         except ValueError:
             await self._refuse(MatchError("malformed", "消息不是有效的 JSON"))
             return
-        await self.receive_json(content)
+        self.inbox.put_nowait(content)
+
+    async def _handle_inbox(self) -> None:
+        """Handle the client's messages in the order they came (bounded by the rate limit).
+        A failure that is not an answer to the client closes the connection, as an error
+        in a handler would; the client reconnects and resyncs."""
+        while True:
+            content = await self.inbox.get()
+            try:
+                await self.receive_json(content)
+            except Exception:
+                logger.exception("room %s: a client message failed", self.room_id)
+                await self.close(code=CLOSE_INTERNAL_ERROR)
+                return
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         """Handle ``hello`` here; send everything else to the match service."""

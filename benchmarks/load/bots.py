@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import random
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 import requests
 from websockets.asyncio.client import ClientConnection, connect
 
@@ -115,7 +115,7 @@ class Bot:
                 except TimeoutError:
                     await self._decide(ws)
                     continue
-                await self._on_frame(ws, json.loads(raw))
+                await self._on_frame(ws, orjson.loads(raw))
         return self.log
 
     async def _on_frame(self, ws: ClientConnection, frame: dict[str, Any]) -> None:
@@ -180,7 +180,7 @@ class Bot:
         expect = {message["type"], "decided", "auto"}
         self.in_flight = _InFlight(time.monotonic(), version, frozenset(expect))
         self.log.sent += 1
-        await ws.send(json.dumps({**message, "v": version}))
+        await ws.send(orjson.dumps({**message, "v": version}).decode())
 
     def _choose(self, frame: dict[str, Any]) -> dict[str, Any] | None:
         table, observation = frame["table"], frame["observation"]

@@ -56,6 +56,31 @@ def test_calls_on_one_match_always_reach_the_same_child() -> None:
     assert sorted(movers.children()) == sorted({first, odd})
 
 
+_handled: list[int] = []
+
+
+def handle_in_turn(*, match_id: int, n: int) -> list[int]:
+    """Stands for a move: the first one is slow; returns the order the child ran them in."""
+    if n == 0:
+        time.sleep(0.3)
+    _handled.append(n)
+    return list(_handled)
+
+
+@pytest.mark.usefixtures("two_movers")
+def test_one_matchs_calls_run_in_the_order_they_came() -> None:
+    """Calls are handed to the move process at once (daphne holds no lock per match) and it
+    runs them one at a time in that order: a later call never overtakes a slow one."""
+
+    async def calls() -> list[list[int]]:
+        return await asyncio.gather(*(broadcast.call_in_order(handle_in_turn, match_id=4, n=n)
+                                      for n in range(8)))
+
+    done = asyncio.run(calls())
+    assert done[-1][-8:] == list(range(8))
+    assert all(len(done[n]) == len(done[0]) + n for n in range(8))
+
+
 @pytest.mark.usefixtures("two_movers")
 def test_a_refusal_comes_back_with_its_code_and_message() -> None:
     with pytest.raises(MatchError) as refused:
