@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from django.conf import settings as django_settings
-from django.db import models
+from django.db import DEFAULT_DB_ALIAS, connections, models, router
 from django.db.models import F, Q
 from django.utils.crypto import constant_time_compare, salted_hmac
 
@@ -85,6 +85,45 @@ class AppendOnlyModel(models.Model):
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         """Refused: ledger rows are never deleted."""
         raise AppendOnlyError("账本记录不可删除")
+
+    @classmethod
+    def insert_signed(cls, objs: list[Self]) -> list[Self]:
+        """Insert new rows, each signed, in one statement, and set their keys.
+
+        What ``bulk_create`` does, without compiling a new query each time: a hand's
+        end posts two such batches while the match's row is locked, and the ORM's query
+        compilation was most of their cost. Values pass through each field's
+        ``get_db_prep_save`` as the ORM's would; ``tests/ledgers/test_posting.py`` checks
+        the rows against :meth:`bulk_create`'s.
+        """
+        if not objs:
+            return objs
+        alias = router.db_for_write(cls) or DEFAULT_DB_ALIAS
+        model, connection = cls, connections[alias]
+        fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+        params: list[Any] = []
+        for obj in objs:
+            if not obj._state.adding:
+                raise AppendOnlyError("账本记录不可修改")
+            obj.signature = obj.compute_signature()
+            params.extend(f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields)
+        pk = model._meta.pk
+        assert pk is not None and pk.column is not None
+        columns = [f.column for f in fields if f.column is not None]
+        quote = connection.ops.quote_name
+        row = "(" + ", ".join(["%s"] * len(fields)) + ")"
+        sql = (
+            f"INSERT INTO {quote(model._meta.db_table)} "
+            f"({', '.join(map(quote, columns))}) VALUES "
+            f"{', '.join([row] * len(objs))} RETURNING {quote(pk.column)}"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            keys = [key for (key,) in cursor.fetchall()]
+        for obj, key in zip(objs, keys, strict=True):
+            obj.pk = key
+            obj._state.adding, obj._state.db = False, alias
+        return objs
 
     def signed_content(self) -> str:
         """The canonical text the signature covers."""

@@ -52,7 +52,9 @@ def ledger_hand_post(
     recomputed = hand_recompute(hand.record)
     if lines_as_json(recomputed.lines) != hand.settlement["lines"]:
         raise LedgerMismatchError(f"hand #{hand.pk}: 存储的结算与规则重算不一致")
-    with transaction.atomic():
+    # No savepoint (two more round trips): inside the match's transaction, any failure
+    # here aborts the whole hand's end anyway.
+    with transaction.atomic(savepoint=False):
         # Results are written with the lines, one per seat, even when there are no lines.
         if HandResult.objects.filter(hand=hand).exists():
             existing = list(LedgerEntry.objects.filter(hand=hand).order_by("line_no"))
@@ -66,7 +68,7 @@ def ledger_hand_post(
             "club_id": match.club_id, "room_id": match.room_id, "match_id": match.pk,
             "variant": match.variant, "occurred_at": hand.ended_at,
         }
-        entries = LedgerEntry.objects.bulk_create([
+        entries = LedgerEntry.insert_signed([
             LedgerEntry(
                 kind=LedgerEntry.Kind.SETTLEMENT, hand=hand, line_no=line_no,
                 payer_id=users[line.payer], payee_id=users[line.payee],
@@ -76,7 +78,7 @@ def ledger_hand_post(
             )
             for line_no, line in enumerate(recomputed.lines, start=1)
         ])
-        HandResult.objects.bulk_create([
+        HandResult.insert_signed([
             HandResult(
                 hand=hand, user_id=users[seat], seat=seat, points=points,
                 amount=points * stake, won=seat in recomputed.winners, **common,

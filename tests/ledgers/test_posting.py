@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
@@ -119,3 +121,45 @@ def test_live_play_posts_a_hand_without_reading_its_match_or_players(
     assert list(HandResult.objects.filter(hand=copy).order_by("seat")
                 .values_list("user_id", "points")) == list(
         HandResult.objects.filter(hand=settled).order_by("seat").values_list("user_id", "points"))
+
+
+def _copy_of(hand: Hand, number: int) -> Hand:
+    copy = Hand.objects.get(pk=hand.pk)
+    copy.pk, copy.number = None, number
+    copy.save()
+    return copy
+
+
+def _stored(rows: list[Any]) -> list[dict[str, Any]]:
+    """Each row as read back from the database, without what differs between copies."""
+    model = type(rows[0])
+    return [
+        {k: v for k, v in row.items() if k not in {"id", "hand_id", "signature", "created_at"}}
+        for row in model.objects.filter(pk__in=[r.pk for r in rows]).order_by("pk").values()
+    ]
+
+
+@pytest.mark.parametrize("model", [LedgerEntry, HandResult])
+def test_signed_inserts_store_what_the_orms_bulk_create_stores(
+    finished_table: Table, model: Any
+) -> None:
+    """``insert_signed`` (live play's posting) writes the same columns as ``bulk_create``,
+    sets each row's key, and signs each row so that it verifies."""
+    hand = Hand.objects.filter(match=finished_table.match, settlement__isnull=False).first()
+    assert hand is not None
+    source = list(model.objects.filter(hand=hand).order_by("pk"))
+    assert source
+    skip = {"id", "hand_id", "signature", "created_at"}
+
+    def clones(target: Hand) -> list[Any]:
+        return [model(**{f.attname: getattr(r, f.attname) for f in model._meta.concrete_fields
+                         if f.attname not in skip}, hand=target) for r in source]
+
+    ours_hand, theirs_hand = _copy_of(hand, 98), _copy_of(hand, 99)
+    ours = model.insert_signed(clones(ours_hand))
+    assert all(r.pk is not None and not r._state.adding for r in ours)
+    theirs = model.objects.bulk_create(clones(theirs_hand))
+    assert _stored(ours) == _stored(theirs)
+    stored = model.objects.filter(hand__in=[ours_hand, theirs_hand])
+    assert stored.count() == 2 * len(source)
+    assert all(r.signature_valid() for r in stored)
