@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
+import time
 import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -38,8 +40,9 @@ from django.db import DatabaseError, close_old_connections
 
 from apps.core.group_publish import group_publish
 
-from . import movers
+from . import movers, rows
 from .protocol import MatchError, encode_frame
+from .rows import MatchBusyError
 
 UPDATE_EVENT = "table.update"
 MATCH_STARTED_EVENT = "table.match_started"
@@ -68,6 +71,11 @@ Most of a move's time is spent waiting for PostgreSQL; with several threads, mov
 different matches overlap those waits (one match's moves still run one at a time, see
 :func:`call_in_order`)."""
 _move_pool = ThreadPoolExecutor(MOVE_THREADS, thread_name_prefix="moves")
+BUSY_PAUSES = (0.002, 0.005, 0.01, 0.02)
+"""Seconds a move process's call on a busy match waits before each new hand-over: these,
+then the last one again."""
+BUSY_GIVE_UP_SECONDS = 2.0
+"""After this long busy, a call is handed over one last time, to wait for the row."""
 _match_locks: weakref.WeakKeyDictionary[
     asyncio.AbstractEventLoop, weakref.WeakValueDictionary[int, asyncio.Lock]
 ] = weakref.WeakKeyDictionary()
@@ -91,30 +99,49 @@ async def call_in_order(function: Callable[..., T], *, match_id: int, **kwargs: 
     snapshot or a catch-up) where its moves run, off the event loop: in the match's move
     process, or a move thread (:mod:`.movers`).
 
-    This process's calls on one match run one at a time, in the order they came: the
-    cached round is never read while a move is changing it, the updates a move publishes
-    on commit leave before the next move's, and a call in the match's move process finds
-    that process's warm cache. Calls on different matches run side by side.
+    This process's calls on one match run one at a time, in the order they came (but for
+    a busy match, below): the cached round is never read while a move is changing it, the
+    updates a move publishes on commit leave before the next move's, and a call in the
+    match's move process finds that process's warm cache. Calls on different matches run
+    side by side.
 
     A move process runs its calls one at a time, in the order they were handed to it, so
     calls are handed over at once: three seats passing on one discard cost three calls in
     the child, not three round trips to it one after another. Move threads run several
     calls at once, so there a lock per match keeps the order.
+
+    In a move process a call does not wait for the match's row while another process's
+    change holds it (a room whose players are connected to several daphne processes):
+    that would hold up every other match the child serves. It is refused there as busy
+    (:class:`~.rows.MatchBusyError`, nothing changed) and handed over again after a pause,
+    until :data:`BUSY_GIVE_UP_SECONDS`; then once more, waiting for the row. Seats that act
+    at once may so be applied in either order, as they could arrive in either.
     """
-    if movers.enabled():
-        return await _off_loop(function, match_id=match_id, **kwargs)
-    async with _match_lock(match_id):
-        return await _off_loop(function, match_id=match_id, **kwargs)
+    if not movers.enabled():
+        async with _match_lock(match_id):
+            return await _off_loop(function, match_id=match_id, **kwargs)
+    give_up_at = time.monotonic() + BUSY_GIVE_UP_SECONDS
+    for attempt in itertools.count():
+        try:
+            return await _off_loop(function, match_id=match_id, wait_for_row=False, **kwargs)
+        except MatchBusyError:
+            pause = BUSY_PAUSES[min(attempt, len(BUSY_PAUSES) - 1)]
+            if time.monotonic() + pause >= give_up_at:
+                break
+            await asyncio.sleep(pause)
+    return await _off_loop(function, match_id=match_id, **kwargs)
 
 
-def _in_move_process(function: Callable[..., T], kwargs: dict[str, Any]) -> T:
+def _in_move_process(function: Callable[..., T], kwargs: dict[str, Any],
+                     wait_for_row: bool) -> T:
     """``function(**kwargs)`` in a move process, with Django's per-request connection rules
     around it (``DatabaseSyncToAsync`` applies them in a move thread). An unexpected error
     is logged here, where its traceback is: only the exception crosses back."""
     close_old_connections()
     try:
-        return function(**kwargs)
-    except (MatchError, DatabaseError):
+        with contextlib.nullcontext() if wait_for_row else rows.lock_without_waiting():
+            return function(**kwargs)
+    except (MatchError, DatabaseError, MatchBusyError):
         raise
     except Exception:
         logger.exception("%s failed in a move process", getattr(function, "__name__", function))
@@ -131,13 +158,14 @@ def _match_lock(match_id: int) -> asyncio.Lock:
     return lock
 
 
-async def _off_loop(function: Callable[..., T], *, match_id: int, **kwargs: Any) -> T:
+async def _off_loop(function: Callable[..., T], *, match_id: int, wait_for_row: bool = True,
+                    **kwargs: Any) -> T:
     """Call ``function`` in the match's move process (or a move thread) and wait for it to
     finish, even when the caller is cancelled (a closing connection): the call runs on
     regardless, and the match's lock must not pass to the next call before it is done."""
     kwargs["match_id"] = match_id
     if movers.enabled():
-        call = movers.run(match_id, _in_move_process, function, kwargs)
+        call = movers.run(match_id, _in_move_process, function, kwargs, wait_for_row)
     else:
         call = DatabaseSyncToAsync(function, thread_sensitive=False,
                                    executor=_move_pool)(**kwargs)

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import json
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, OperationalError, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field, Model
 
@@ -112,6 +114,27 @@ class _Statements:
 _statements: weakref.WeakKeyDictionary[BaseDatabaseWrapper, _Statements] = (
     weakref.WeakKeyDictionary()
 )
+LOCK_NOT_AVAILABLE = "55P03"
+"""PostgreSQL's SQLSTATE for a ``NOWAIT`` lock that another transaction holds."""
+_without_waiting: ContextVar[bool] = ContextVar("match_lock_without_waiting", default=False)
+
+
+class MatchBusyError(Exception):
+    """The match's row is locked by another process's change, and the lock was asked for
+    without waiting (:func:`lock_without_waiting`). Nothing was changed."""
+
+
+@contextmanager
+def lock_without_waiting() -> Iterator[None]:
+    """Within this block, :func:`match_lock` raises :class:`MatchBusyError` instead of waiting
+    for a match row that another transaction holds (PostgreSQL's ``NOWAIT``; SQLite has no
+    row locks). A move process uses it: waiting there would hold up the calls of every
+    other match it serves."""
+    token = _without_waiting.set(True)
+    try:
+        yield
+    finally:
+        _without_waiting.reset(token)
 
 
 def _built() -> tuple[BaseDatabaseWrapper, _Statements]:
@@ -197,14 +220,23 @@ def match_lock(match_id: int, *, since: int | None = None) -> LockedMatch:
     ``since``, also read the log tail after that version (:class:`LogTail`, at most
     :data:`TAIL_LIMIT` entries).
 
-    Raises :class:`Match.DoesNotExist` when there is no such match.
+    Raises :class:`Match.DoesNotExist` when there is no such match, and
+    :class:`MatchBusyError` when the row is locked and this is inside
+    :func:`lock_without_waiting`.
     """
     connection, statements = _built()
+    nowait = _without_waiting.get() and connection.features.has_select_for_update_nowait
+    if since is None:
+        sql, params = statements.lock_sql, [match_id]
+    else:
+        sql, params = statements.lock_tail_sql, [since, since + TAIL_LIMIT, match_id]
     with connection.cursor() as cursor:
-        if since is None:
-            cursor.execute(statements.lock_sql, [match_id])
-        else:
-            cursor.execute(statements.lock_tail_sql, [since, since + TAIL_LIMIT, match_id])
+        try:
+            cursor.execute(sql + " NOWAIT" if nowait else sql, params)
+        except OperationalError as error:
+            if nowait and getattr(error.__cause__, "sqlstate", None) == LOCK_NOT_AVAILABLE:
+                raise MatchBusyError(f"match {match_id} is locked by another change") from None
+            raise
         row = cursor.fetchone()
     if row is None:
         raise Match.DoesNotExist(f"no match {match_id}")

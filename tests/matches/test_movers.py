@@ -18,7 +18,7 @@ import pytest
 from django.conf import settings
 from django.test import override_settings
 
-from apps.matches import broadcast, movers
+from apps.matches import broadcast, movers, rows
 from apps.matches.protocol import MatchError
 
 
@@ -102,9 +102,9 @@ def test_an_unexpected_error_is_logged_with_its_traceback_where_it_happened(
     """Only the exception crosses back to daphne, so the move process logs the traceback;
     a refusal is an answer, not an error, and is not logged."""
     with pytest.raises(RuntimeError) as failed:
-        broadcast._in_move_process(explode, {"match_id": 5})
+        broadcast._in_move_process(explode, {"match_id": 5}, True)
     with pytest.raises(MatchError):
-        broadcast._in_move_process(refuse, {"match_id": 5})
+        broadcast._in_move_process(refuse, {"match_id": 5}, True)
     errors = [r for r in caplog.records if r.levelname == "ERROR"]
     assert [r.getMessage() for r in errors] == ["explode failed in a move process"]
     assert errors[0].exc_info is not None and errors[0].exc_info[1] is failed.value
@@ -198,3 +198,29 @@ def test_updates_of_commits_before_a_failure_are_still_sent(monkeypatch: Any) ->
     with pytest.raises(RuntimeError, match="after the commit"):
         asyncio.run(broadcast.call_in_order(commit_then_fail, match_id=11))
     assert published == [("match_11", 5)]
+
+
+@pytest.mark.parametrize("busy_for", [2, 1000])
+def test_a_busy_match_is_handed_over_again_then_waited_for(
+    monkeypatch: pytest.MonkeyPatch, busy_for: int
+) -> None:
+    """A call that finds its match's row held by another process is handed to the move
+    process again after a pause, without waiting for the row there; after
+    ``BUSY_GIVE_UP_SECONDS`` it is handed over once more to wait for it."""
+    attempts: list[bool] = []
+
+    async def off_loop(function: Any, *, match_id: int, wait_for_row: bool = True,
+                       **kwargs: Any) -> str:
+        attempts.append(wait_for_row)
+        if not wait_for_row and len(attempts) <= busy_for:
+            raise rows.MatchBusyError(f"match {match_id} is locked")
+        return f"done {kwargs['n']}"
+
+    monkeypatch.setattr(movers, "enabled", lambda: True)
+    monkeypatch.setattr(broadcast, "_off_loop", off_loop)
+    monkeypatch.setattr(broadcast, "BUSY_GIVE_UP_SECONDS", 0.2)
+    assert asyncio.run(broadcast.call_in_order(pid_of, match_id=3, n=5)) == "done 5"
+    if busy_for == 2:
+        assert attempts == [False, False, False]
+    else:
+        assert attempts[-1] is True and set(attempts[:-1]) == {False} and len(attempts) >= 5

@@ -4,6 +4,7 @@ pass)."""
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 from typing import Any
 
@@ -13,7 +14,7 @@ from django.db.models import Model
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from apps.matches import rows
+from apps.matches import rows, services
 from apps.matches.models import Match, MatchEvent
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -128,3 +129,43 @@ def test_the_lock_statement_is_prepared_on_postgresql(make_table: Any) -> None:
         prepared = [row[0] for row in cursor.fetchall() if "FOR UPDATE" in row[0]]
     assert len(prepared) == 2, prepared  # the plain lock and the lock with a tail
     assert sum("json_agg" in sql for sql in prepared) == 1, prepared
+
+
+def test_a_lock_without_waiting_finds_a_held_match_busy_and_changes_nothing(
+    make_table: Any,
+) -> None:
+    """A move process does not wait for a row another process's change holds: the lock
+    raises ``MatchBusyError``, and once the holder commits the row locks as usual."""
+    if not connection.features.has_select_for_update_nowait:
+        pytest.skip("row locks are PostgreSQL's (CI's second pass); SQLite never waits")
+    table = make_table()
+    match_id = table.match.pk
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        try:
+            with transaction.atomic():
+                rows.match_lock(match_id)
+                held.set()
+                release.wait(10)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert held.wait(10)
+        before = Match.objects.get(pk=match_id).version
+        seat = next(p for p in table.match.players.all())
+        with rows.lock_without_waiting():
+            with pytest.raises(rows.MatchBusyError), transaction.atomic():
+                rows.match_lock(match_id, since=before)
+            with pytest.raises(rows.MatchBusyError):
+                services.match_act(match_id=match_id, user_id=seat.user_id,
+                                   payload={"type": "pass", "v": before})
+        assert Match.objects.get(pk=match_id).version == before
+    finally:
+        release.set()
+        holder.join(10)
+    with rows.lock_without_waiting(), transaction.atomic():
+        assert rows.match_lock(match_id).match.version == before
