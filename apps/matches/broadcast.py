@@ -42,7 +42,6 @@ from apps.core.group_publish import group_publish
 
 from . import movers, rows
 from .protocol import MatchError, encode_frame
-from .rows import MatchBusyError
 
 UPDATE_EVENT = "table.update"
 MATCH_STARTED_EVENT = "table.match_started"
@@ -124,7 +123,7 @@ async def call_in_order(function: Callable[..., T], *, match_id: int, **kwargs: 
     for attempt in itertools.count():
         try:
             return await _off_loop(function, match_id=match_id, wait_for_row=False, **kwargs)
-        except MatchBusyError:
+        except rows.MatchBusyError:
             pause = BUSY_PAUSES[min(attempt, len(BUSY_PAUSES) - 1)]
             if time.monotonic() + pause >= give_up_at:
                 break
@@ -141,7 +140,7 @@ def _in_move_process(function: Callable[..., T], kwargs: dict[str, Any],
     try:
         with contextlib.nullcontext() if wait_for_row else rows.lock_without_waiting():
             return function(**kwargs)
-    except (MatchError, DatabaseError, MatchBusyError):
+    except (MatchError, DatabaseError, rows.MatchBusyError):
         raise
     except Exception:
         logger.exception("%s failed in a move process", getattr(function, "__name__", function))
