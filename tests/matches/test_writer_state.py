@@ -35,9 +35,8 @@ def _move(table: Any) -> int:
     """One legal move (a win only if nothing else is legal) of the first seat that can act;
     return the statements it took."""
     match = Match.objects.get(pk=table.match.pk)
-    hand = match.hands.order_by("-number").first()
-    rnd = _rebuild(match, hand)
-    seat = next(s for s in range(4) if rnd.legal_actions(s))
+    rnd = _rebuild(match, match.hands.order_by("-number").first())
+    seat = _next_seat(table)
     # Not a win, which would end the hand: these tests count an ordinary move's statements.
     legal = sorted(rnd.legal_actions(seat), key=lambda a: a.type.value == "win")
     payload = {**legal[0].to_json(), "v": match.version}
@@ -46,6 +45,13 @@ def _move(table: Any) -> int:
         services.match_act(match_id=match.pk, user_id=table.users[seat].pk, payload=payload)
     return sum(not q["sql"].upper().startswith(("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE"))
                for q in queries.captured_queries)
+
+
+def _next_seat(table: Any) -> int:
+    """The first seat that can act now (the one :func:`_move` moves)."""
+    match = Match.objects.get(pk=table.match.pk)
+    rnd = _rebuild(match, match.hands.order_by("-number").first())
+    return next(s for s in range(4) if rnd.legal_actions(s))
 
 
 def _step(table: Any) -> None:
@@ -211,7 +217,10 @@ def test_a_timeout_made_elsewhere_is_caught_up_with_the_seats_columns(make_table
     timed_out = MatchPlayer.objects.filter(match_id=match_id, consecutive_timeouts=1)
     assert timed_out.count() == 1
     _forget_last_change(match_id, older)
-    assert _move(table) == 3
+    # The lock and the two writes; when the seat that timed out moves next, its own move
+    # also clears its timeout count (one more UPDATE), but never a read to catch up.
+    clears_its_count = _next_seat(table) == timed_out.get().seat
+    assert _move(table) == 3 + clears_its_count
     _assert_cache_is_the_log(match_id)
 
 
