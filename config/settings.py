@@ -98,6 +98,9 @@ else:
     # collide (pytest-xdist appends its worker suffix to this name).
     DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        # The same backend, with a health check that pings only a connection whose socket
+        # shows that something happened to it (apps/core/postgresql/base.py).
+        DATABASES["default"]["ENGINE"] = "apps.core.postgresql"
         # Parameters travel apart from the SQL (no client-side interpolation). A statement
         # run more than DATABASE_PREPARE_THRESHOLD times on a connection is prepared, so the
         # server parses and plans every move's three statements once per connection (it cut
