@@ -147,8 +147,7 @@ class MatchChange:
         if self.new_decision:
             match.decision_version = match.version
         due = self.arm_timer()
-        rows.match_write(match)
-        rows.events_insert(self.entries)
+        rows.change_write(match, self.entries)
         for player in self.players:
             if _player_fields(player) != self.stored[player.seat]:
                 player.save(update_fields=["consecutive_timeouts", "auto_play"])

@@ -9,7 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import Model
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -77,6 +77,45 @@ def test_events_insert_stores_rows_the_orm_reads_back(make_table: Any) -> None:
         (e.seq, e.hand_id, e.kind, e.seat, e.payload) for e in entries
     ]
     assert all(e.created_at is not None for e in stored)
+
+
+def test_change_write_stores_the_row_and_the_log_in_one_statement_on_postgresql(
+    make_table: Any,
+) -> None:
+    """A change's update and log insert: what the ORM reads back equals what was written,
+    in one statement on PostgreSQL (the insert in a ``WITH``) and two on SQLite."""
+    match = make_table("duyun").match
+    hand = match.hands.get()
+    with transaction.atomic():
+        locked = rows.match_lock(match.pk).match
+        entries = [
+            MatchEvent(match=locked, seq=locked.version + n, hand=hand, seat=n,
+                       kind=MatchEvent.Kind.ACTION, payload={"events": [], "n": n})
+            for n in (1, 2)
+        ]
+        locked.version += 2
+        locked.totals = [1, -1, 2, -2]
+        with CaptureQueriesContext(connection) as queries:
+            rows.change_write(locked, entries)
+    assert len(queries.captured_queries) == (1 if connection.vendor == "postgresql" else 2)
+    stored = Match.objects.get(pk=match.pk)
+    assert (stored.version, stored.totals) == (match.version + 2, [1, -1, 2, -2])
+    logged = MatchEvent.objects.filter(match=match, seq__gt=match.version).order_by("seq")
+    assert [(e.seq, e.seat, e.payload) for e in logged] == [
+        (match.version + n, n, {"events": [], "n": n}) for n in (1, 2)
+    ]
+
+
+def test_change_write_of_a_missing_row_fails_and_logs_nothing(make_table: Any) -> None:
+    match = make_table("zigong").match
+    with transaction.atomic():
+        locked = rows.match_lock(match.pk).match
+    entry = MatchEvent(match=locked, seq=locked.version + 1, kind=MatchEvent.Kind.TABLE,
+                       payload={"events": []})
+    Match.objects.filter(pk=match.pk).delete()
+    with pytest.raises(DatabaseError), transaction.atomic():
+        rows.change_write(locked, [entry])
+    assert not MatchEvent.objects.filter(seq=locked.version + 1, match_id=match.pk).exists()
 
 
 def test_the_lock_with_a_tail_reads_the_log_after_a_version_and_the_seats(
