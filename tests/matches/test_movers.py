@@ -166,7 +166,7 @@ def test_a_move_process_exits_when_its_parent_is_killed() -> None:
     finally:
         parent.kill()
         parent.wait(10)
-    _wait_gone(child, 10 * movers.PARENT_CHECK_SECONDS)
+    _wait_gone(child, 10)
     assert not _alive(child), "the move process outlived its killed parent"
 
 
