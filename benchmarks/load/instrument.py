@@ -4,7 +4,8 @@
 - SQL statements issued by Django while handling each accepted message (a
   ``connection.execute_wrapper`` on every connection), as a histogram; statements outside
   ``match_act`` (logins, connects, snapshots) are counted separately.
-- Connection health checks (``CONN_HEALTH_CHECKS`` pings, which bypass execute wrappers).
+- Connection health check pings (``CONN_HEALTH_CHECKS``' ``SELECT 1``, which bypasses execute
+  wrappers; ``apps.core.postgresql`` pings only a connection whose socket is readable).
 - Garbage-collector pauses: full (generation 2) collections, total pause time, and the
   longest pause since the previous read (a stop-the-world pause delays every move in
   flight, so it shows in the latency tail).

@@ -188,8 +188,9 @@ def markdown(results: list[Result], memory: dict[str, Any], machine: dict[str, A
         "second of the measured window. SQL/action: statements Django sent while handling "
         "one accepted message (`connection.execute_wrapper`), steady state = the most "
         "common count (ordinary actions), mean includes deals and settlements. Health "
-        "checks (`CONN_HEALTH_CHECKS` `SELECT 1`, one per reused connection per call) are "
-        "listed apart. BEGIN/COMMIT are not counted.",
+        "check pings (`CONN_HEALTH_CHECKS`' `SELECT 1`, which `apps/core/postgresql` sends "
+        "only when a reused connection's socket shows that something arrived) are listed "
+        "apart. BEGIN/COMMIT are not counted.",
         "- App CPU: user+system CPU of the daphne processes (with their move processes) and "
         "the Celery processes over the window ÷ "
         "actions. Redis+PG CPU: all `redis-server` and `postgres` processes of the machine "
