@@ -238,7 +238,10 @@ class _Child:
             end = _HEADER.size + size
             if len(self.received) < end:
                 return
-            ok, value = pickle.loads(self.received[_HEADER.size:end])
+            try:
+                ok, value = pickle.loads(self.received[_HEADER.size:end])
+            except Exception as exc:  # e.g. an exception class that cannot be rebuilt here
+                ok, value = False, RuntimeError(f"unreadable outcome: {exc!r}")
             del self.received[:end]
             future = self.waiting.popleft()
             if future.done():  # its caller was cancelled: the call ran regardless

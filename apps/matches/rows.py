@@ -77,12 +77,20 @@ class LogTail:
             [e.seq for e in self.entries] == list(range(self.since + 1, version + 1))
         )
 
-    def only_actions_of(self, hand_id: int) -> bool:
-        """Whether every entry is an action of hand ``hand_id`` (true of an empty tail)."""
+    def stays_in(self, hand_id: int) -> bool:
+        """Whether a writer's state of hand ``hand_id`` can follow every entry: actions of
+        that hand, table events, and that hand's end (true of an empty tail). A deal or the
+        match's end cannot be followed."""
         return all(
-            e.kind == MatchEvent.Kind.ACTION and e.hand_id == hand_id and e.action is not None
+            (e.kind == MatchEvent.Kind.ACTION and e.hand_id == hand_id and e.action is not None)
+            or e.kind == MatchEvent.Kind.TABLE
+            or (e.kind == MatchEvent.Kind.HAND_END and e.hand_id == hand_id)
             for e in self.entries
         )
+
+    def ends_hand(self) -> bool:
+        """Whether a hand's end is among the entries (its ``Hand`` row changed)."""
+        return any(e.kind == MatchEvent.Kind.HAND_END for e in self.entries)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,12 +19,15 @@ consecutive changes of a match are made by different processes, and each would f
 entry some versions behind. Such a writer catches its entry up from the log instead of
 rebuilding: once it has found a match changed elsewhere, it asks the lock for the log tail
 after its entry's version (:func:`apps.matches.rows.match_lock`; the first time, or after
-a plain lock, it reads the tail apart), and when the tail is only actions of the entry's
-hand, applies them to its round and takes the seats' 托管 columns from the same read. A
-tail with anything else (a deal, a hand's end, a table event) loads everything again. The
-caught-up entry is then exactly the state at the locked version, which is why it is used:
-the round is a function of the log, and an action entry changes no other cached row (the
-match row is read with every lock; the Hand row changes only with a deal or a hand's end).
+a plain lock, it reads the tail apart). When the tail stays in the entry's hand (its
+actions, table events such as 准备 or a vote, and its end), the writer applies the actions
+to its round, takes the seats' 托管 columns from the same read, and reads the Hand row again
+if the hand ended. A tail with a deal (a new hand) loads everything again. The caught-up
+entry is then exactly the state at the locked version, which is why it is used: the round
+is a function of the log's actions, the match row is read with every lock, table events
+change only the match row and the seats' columns, and the Hand row changes only with a
+deal or a hand's end. So the four 准备 of a table whose seats are on two processes cost no
+rebuild of the finished hand, which each of them used to.
 """
 
 from __future__ import annotations
@@ -123,27 +126,29 @@ def writer_checkout(locked: statements.LockedMatch) -> WriterState:
 def _caught_up(
     match: Match, cached: tuple[int, WriterState], tail: statements.LogTail | None,
 ) -> WriterState | None:
-    """The cached entry brought to ``match.version`` by the log tail's actions (``tail``,
-    or read now), or ``None`` when the tail holds anything but actions of the entry's hand
-    (load everything instead)."""
+    """The cached entry brought to ``match.version`` by the log tail (``tail``, or read
+    now), or ``None`` when the tail leaves the entry's hand (load everything instead)."""
     since, entry = cached
     hand, rnd = entry.hand, entry.rnd
     if hand is None or rnd is None or match.version - since > statements.TAIL_LIMIT:
         return None
-    if tail is None or (tail.only_actions_of(hand.pk) and not tail.reaches(match.version)):
+    if tail is None or (tail.stays_in(hand.pk) and not tail.reaches(match.version)):
         # Locked without a tail (a timer), or the lock waited for another writer whose
         # entries the tail's snapshot (from before the wait) does not hold.
         tail = statements.log_tail(match.pk, since)
-    if not (tail.only_actions_of(hand.pk) and tail.reaches(match.version)):
+    if not (tail.stays_in(hand.pk) and tail.reaches(match.version)):
         return None
     try:
         for e in tail.entries:
-            apply_recorded(rnd, Action.from_json(e.action))  # type: ignore[arg-type]
+            if e.kind == MatchEvent.Kind.ACTION:
+                apply_recorded(rnd, Action.from_json(e.action))  # type: ignore[arg-type]
     except (IllegalActionError, RecordError):
         logger.exception("match %s: the log tail does not apply to the cached round", match.pk)
         return None
     for player in entry.players:
         player.consecutive_timeouts, player.auto_play = tail.seats[player.seat]
+    if tail.ends_hand():  # its settlement, record and end time were written
+        entry.hand = Hand.objects.get(pk=hand.pk)
     return entry
 
 

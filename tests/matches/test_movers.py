@@ -56,6 +56,65 @@ def test_calls_on_one_match_always_reach_the_same_child() -> None:
     assert sorted(movers.children()) == sorted({first, odd})
 
 
+def echo(match_id: int, data: bytes) -> bytes:
+    """Stands for a call with a large argument and result: returns ``data`` reversed."""
+    return data[::-1]
+
+
+@pytest.mark.usefixtures("two_movers")
+def test_calls_and_results_larger_than_a_pipe_arrive_whole_and_in_order() -> None:
+    """A call the pipe cannot take at once is buffered and written as the child reads;
+    results come back in pieces and are put together. Several such calls on one child,
+    and small ones between them, each get their own answer."""
+    sizes = [3 << 20, 10, 1 << 20, 0, 200_000]
+    payloads = [bytes([n + 1]) * size + bytes(range(n + 1)) for n, size in enumerate(sizes)]
+
+    async def calls() -> list[bytes]:
+        return list(await asyncio.gather(*(movers.run(2, echo, 2, p) for p in payloads)))
+
+    assert asyncio.run(asyncio.wait_for(calls(), 60)) == [p[::-1] for p in payloads]
+
+
+def unpicklable(match_id: int) -> Any:
+    """A call whose result cannot cross back (a local function)."""
+    return lambda: match_id
+
+
+@pytest.mark.usefixtures("two_movers")
+def test_a_result_that_cannot_cross_back_fails_the_call_and_the_child_goes_on() -> None:
+    async def calls() -> tuple[BaseException | Any, int, int]:
+        pid = await movers.run(3, pid_of, 3)
+        failed = (await asyncio.gather(movers.run(3, unpicklable, 3),
+                                       return_exceptions=True))[0]
+        return failed, pid, await movers.run(3, pid_of, 3)
+
+    failed, before, after = asyncio.run(asyncio.wait_for(calls(), 30))
+    assert isinstance(failed, RuntimeError) and "unpicklable" in str(failed)
+    assert before == after  # the same child answered the next call
+
+
+class NeedsTwoArgumentsError(Exception):
+    """An exception that pickles but cannot be rebuilt from its pickle."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(f"{code}: {detail}")
+
+
+def raise_unrebuildable(match_id: int) -> None:
+    raise NeedsTwoArgumentsError("x", f"match {match_id}")
+
+
+@pytest.mark.usefixtures("two_movers")
+def test_an_outcome_that_cannot_be_rebuilt_fails_only_its_own_call() -> None:
+    async def calls() -> list[Any]:
+        return list(await asyncio.gather(movers.run(3, raise_unrebuildable, 3),
+                                         movers.run(3, pid_of, 3), return_exceptions=True))
+
+    failed, pid = asyncio.run(asyncio.wait_for(calls(), 30))
+    assert isinstance(failed, RuntimeError) and "unreadable outcome" in str(failed)
+    assert isinstance(pid, int) and pid != os.getpid()
+
+
 _handled: list[int] = []
 
 

@@ -103,6 +103,8 @@ def _assert_cache_is_the_log(match_id: int) -> None:
     assert entry.rnd is not None and hand is not None
     assert entry.rnd.snapshot() == _rebuild(match, hand).snapshot()
     assert entry.hand is not None and entry.hand.pk == hand.pk
+    assert (entry.hand.settlement, entry.hand.record, entry.hand.ended_at) == (
+        hand.settlement, hand.record, hand.ended_at)
     stored = {p.seat: (p.consecutive_timeouts, p.auto_play) for p in match.players.all()}
     assert {p.seat: (p.consecutive_timeouts, p.auto_play) for p in entry.players} == stored
 
@@ -188,9 +190,12 @@ def test_a_hand_ended_and_dealt_elsewhere_loads_everything(make_table: Any) -> N
     assert state._cache[match_id][1].hand.number == 2
 
 
-def test_a_tail_with_more_than_actions_loads_everything(make_table: Any) -> None:
-    """A table event (here a seat leaving 托管) may change rows that an action does not: the
-    entry behind it is not caught up but loaded again, and is still exactly the log."""
+def test_a_table_event_elsewhere_is_followed_with_the_seats_columns(
+    make_table: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A table event (here a seat leaving 托管) changes no round, only the match row (read
+    with the lock) and the seats' columns (read with the tail): the entry behind it is
+    caught up, not rebuilt, and is exactly the log."""
     table = make_table()
     match_id = table.match.pk
     MatchPlayer.objects.filter(match_id=match_id, seat=2).update(auto_play=True)
@@ -200,8 +205,44 @@ def test_a_tail_with_more_than_actions_loads_everything(make_table: Any) -> None
     services.match_act(match_id=match_id, user_id=table.users[2].pk, payload={"type": "resume"})
     _move(table)
     _forget_last_change(match_id, older)
-    assert _move(table) > MOVE
+    monkeypatch.setattr(state, "round_rebuild", _no_rebuild)
+    assert _move(table) == MOVE + 1  # the first time, the tail is read apart
+    monkeypatch.undo()
     _assert_cache_is_the_log(match_id)
+    assert not any(p.auto_play for p in state._cache[match_id][1].players)
+
+
+def test_a_hand_ended_elsewhere_is_followed_through_every_ready(
+    make_table: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The hand's last action, its end (the Hand row's settlement and record) and the 准备
+    of each seat, each made by "another process": the entry is caught up every time, with
+    the Hand row read again after the end, and the hand is not rebuilt once."""
+    table = make_table()
+    match_id = table.match.pk
+    _changed_elsewhere(table)
+    older = None
+    while Match.objects.get(pk=match_id).stage == Match.Stage.HAND:
+        older = pickle.dumps(state._cache[match_id])
+        _move(table)
+    assert older is not None
+    monkeypatch.setattr(state, "round_rebuild", _no_rebuild)
+    _forget_last_change(match_id, older)  # this process last saw the hand before its end
+    users = list(table.users)
+    for user in users[:-1]:
+        older = pickle.dumps(state._cache[match_id])
+        services.match_act(match_id=match_id, user_id=user.pk, payload={"type": "ready_next"})
+        _assert_cache_is_the_log(match_id)
+        _forget_last_change(match_id, older)
+    monkeypatch.undo()
+    # The last 准备 deals hand 2 from an entry that had not seen the three others.
+    services.match_act(match_id=match_id, user_id=users[-1].pk, payload={"type": "ready_next"})
+    _assert_cache_is_the_log(match_id)
+    assert state._cache[match_id][1].hand.number == 2  # type: ignore[union-attr]
+
+
+def _no_rebuild(*args: Any, **kwargs: Any) -> None:
+    raise AssertionError("the writer rebuilt the round instead of catching up")
 
 
 def test_a_timeout_made_elsewhere_is_caught_up_with_the_seats_columns(make_table: Any) -> None:
