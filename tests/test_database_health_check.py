@@ -13,15 +13,17 @@ import pytest
 from django.db import close_old_connections, connection
 from django.db.backends.postgresql import base as django_postgresql
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(connection.vendor != "postgresql",
+                       reason="needs PostgreSQL (DATABASE_URL): SQLite has no health check"),
+]
 
 
 @pytest.fixture
 def pings(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """Skip on SQLite (no health check to make); keep connections across requests, as the
-    servers do (``conn_max_age``); count Django's own ``SELECT 1`` pings."""
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL (DATABASE_URL): SQLite connections need no health check")
+    """Keep connections across requests, as the servers do (``conn_max_age``); count
+    Django's own ``SELECT 1`` pings."""
     connection.close()
     monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 600)
     count: list[int] = []
@@ -57,8 +59,6 @@ def _terminate(pid: int) -> None:
 
 
 def test_the_settings_select_this_backend() -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL (DATABASE_URL)")
     assert connection.settings_dict["ENGINE"] == "apps.core.postgresql"
     assert connection.settings_dict["CONN_HEALTH_CHECKS"] is True
 
