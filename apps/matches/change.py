@@ -5,6 +5,17 @@ round and the rows through it, append log entries with :meth:`MatchChange.log`, 
 :meth:`MatchChange.save`. That writes everything and registers the post-commit effects
 (cache check-in, broadcast, next timer). Nothing leaves the process before the commit.
 
+A move usually needs no lock at all: the process that made the match's last change holds
+its state in the cache, row included, so :meth:`MatchChange.from_cache` starts from that,
+and :meth:`MatchChange.save` writes only if the row is still the cached one
+(:func:`apps.matches.rows.change_write_if`; on PostgreSQL one statement, which commits by
+itself). Such a change takes the row lock (:meth:`MatchChange.lock`), in a transaction,
+before it writes anything else (a hand's end, a seat's columns, the ledger), and whenever
+its write finds that a timer re-armed meanwhile. If the row moved on, nothing is written
+and :class:`NeedsLockError` sends the caller to the locked path. Until a change has the
+lock or has written, any statement is refused (:meth:`MatchChange.unlocked`): what it
+read could be older than the row.
+
 Timers: a match has at most one *live* timer, identified by the moment it is due
 (``Match.timer_due``, to the millisecond). A change publishes a new one only when nothing
 live will fire by the next due moment; a live timer that fires early finds nothing due and
@@ -15,11 +26,14 @@ nothing (:func:`apps.matches.services.match_timeout_fire`).
 
 from __future__ import annotations
 
+import contextlib
+import logging
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
@@ -35,6 +49,13 @@ AUTO_PLAY_DELAY = timedelta(seconds=1)
 """How long a seat in 托管 takes to act."""
 TIMER_TOLERANCE = timedelta(milliseconds=50)
 """A timer firing this early still counts as on time (clock jitter between processes)."""
+logger = logging.getLogger(__name__)
+
+
+class NeedsLockError(Exception):
+    """A change made from the cache cannot be finished without the row lock: the row moved
+    on since the cache (another process changed the match), or the change needs a statement
+    before it locked. Nothing was written; make the change again on the locked path."""
 
 
 @dataclass
@@ -50,11 +71,65 @@ class MatchChange:
     new_decision: bool = False
     signals: list[tuple[Signal, dict[str, Any]]] = field(default_factory=list)
     """Signals to send once every row of the change is written (still in the transaction)."""
+    expected: rows.Expected | None = None
+    """For a change made from the cache without the row lock: what the row must still be
+    for the change to be written. ``None`` once the change holds the lock."""
     stored: dict[int, tuple[int, bool]] = field(init=False)
     """Each seat's ``(consecutive_timeouts, auto_play)`` as stored: only changed rows are saved."""
+    _transaction: contextlib.ExitStack = field(init=False, default_factory=contextlib.ExitStack)
+    _querying: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
         self.stored = {p.seat: _player_fields(p) for p in self.players}
+
+    @classmethod
+    def from_cache(cls, match_id: int) -> MatchChange | None:
+        """A change of the match made from this process's cached entry, without the row
+        lock (:func:`apps.matches.state.writer_take`), or ``None`` when there is no usable
+        entry. Run it inside :meth:`unlocked`."""
+        entry = state.writer_take(match_id)
+        if entry is None or entry.match is None:
+            return None
+        return cls(entry.match, entry.players, entry.hand, entry.rnd,
+                   expected=rows.Expected.of(entry.match))
+
+    @contextlib.contextmanager
+    def unlocked(self) -> Iterator[None]:
+        """The block of a change made from the cache: a statement before :meth:`lock` (or
+        the write) raises :class:`NeedsLockError`, and a transaction that the lock opened
+        commits at the end of the block (rolls back on an error)."""
+        with self._transaction, connection.execute_wrapper(self._refuse_unlocked):
+            yield
+
+    def _refuse_unlocked(self, execute: Callable[..., Any], sql: str, params: Any,
+                         many: bool, context: dict[str, Any]) -> Any:
+        if self.expected is not None and not self._querying:
+            logger.warning("match %s: a statement before the lock in a change made from "
+                           "the cache: %s", self.match.pk, sql[:80])
+            raise NeedsLockError("a statement before the lock")
+        return execute(sql, params, many, context)
+
+    def lock(self) -> None:
+        """Make sure this change holds the match row's lock, in a transaction.
+
+        A change made from the cache opens the transaction and locks the row now: if its
+        version or status moved on, raises :class:`NeedsLockError`. A timer may have
+        re-armed meanwhile without a new version: the change then takes ``timer_due`` from
+        the row. A no-op for a change that holds the lock.
+        """
+        expected = self.expected
+        if expected is None:
+            return
+        self._querying = True  # SQLite's BEGIN IMMEDIATE is a statement too
+        try:
+            self._transaction.enter_context(transaction.atomic())
+            row = rows.match_lock(self.match.pk).match
+        finally:
+            self._querying = False
+        if (row.version, row.status) != (expected.version, expected.status):
+            raise NeedsLockError(f"match {self.match.pk} moved on to version {row.version}")
+        self.match.timer_due = row.timer_due
+        self.expected = None
 
     @classmethod
     def open(cls, match_id: int) -> MatchChange:
@@ -71,8 +146,9 @@ class MatchChange:
         return cls(locked.match, writer.players, writer.hand, writer.rnd)
 
     def rows(self) -> state.WriterState:
-        """The players, hand and round of this change, for the per-process cache."""
-        return state.WriterState(self.players, self.hand, self.rnd)
+        """The players, hand, round and match row of this change, for the per-process
+        cache."""
+        return state.WriterState(self.players, self.hand, self.rnd, self.match)
 
     def player_of(self, user_id: int) -> MatchPlayer | None:
         """The seated player who is this user, if any."""
@@ -142,12 +218,19 @@ class MatchChange:
         """Write the match, players, hand and log; register broadcast and timer on commit."""
         if not self.entries:
             return
+        if self.signals or any(_player_fields(p) != self.stored[p.seat] for p in self.players):
+            self.lock()
         match = self.match
         match.changed_at = self.now
         if self.new_decision:
             match.decision_version = match.version
         due = self.arm_timer()
-        rows.change_write(match, self.entries)
+        if self.expected is None:
+            rows.change_write(match, self.entries)
+        elif not self._write_if_unchanged():
+            self.lock()  # a timer re-armed (else raises): arm from the row's timer
+            due = self.arm_timer()
+            rows.change_write(match, self.entries)
         for player in self.players:
             if _player_fields(player) != self.stored[player.seat]:
                 player.save(update_fields=["consecutive_timeouts", "auto_play"])
@@ -160,6 +243,19 @@ class MatchChange:
         transaction.on_commit(lambda: broadcast.send_updates(match_id, updates), robust=True)
         if due is not None:
             transaction.on_commit(lambda: timer_schedule(match_id, due), robust=True)
+
+
+    def _write_if_unchanged(self) -> bool:
+        """Write the change if the row is still the cached one (then it needs no lock)."""
+        assert self.expected is not None
+        self._querying = True
+        try:
+            written = rows.change_write_if(self.match, self.entries, self.expected)
+        finally:
+            self._querying = False
+        if written:
+            self.expected = None
+        return written
 
 
 def _player_fields(player: MatchPlayer) -> tuple[int, bool]:

@@ -139,6 +139,7 @@ def action_apply(
 
 def hand_close(change: MatchChange) -> None:
     """Settle an ended hand, reveal its seed, rotate the dealer; end the match if it is over."""
+    change.lock()
     match, hand, rnd = change.match, change.hand, change.rnd
     assert hand is not None and rnd is not None
     rules = RulesMatch(
@@ -180,6 +181,7 @@ def _reveal(hand: Hand) -> dict[str, Any]:
 
 def match_close(change: MatchChange, status: str) -> None:
     """End the match (all hands played, or dissolved by vote) and close the room."""
+    change.lock()
     match, hand = change.match, change.hand
     extra: list[dict[str, Any]] = []
     if status == Match.Status.DISSOLVED and hand is not None and hand.ended_at is None:

@@ -1,7 +1,9 @@
 """The statements of every change to a match, built once per database connection.
 
-Lock and read the match row, update it, insert the change's log rows: every move runs these
-(the last two as one statement on PostgreSQL, :func:`change_write`). Building them through
+Lock and read the match row, update it, insert the change's log rows: every change on the
+locked path runs these (the last two as one statement on PostgreSQL, :func:`change_write`).
+A player's move made from the cache runs only the last two, as one statement that writes
+nothing unless the row is still the cached one (:func:`change_write_if`). Building them through
 the ORM (a new ``Query``, compiled anew each time) cost about as much CPU as the rest of the
 move. Here each statement's SQL, and the conversions of each column to and from the
 database, are taken from the models' own metadata the first time a connection needs them,
@@ -23,9 +25,10 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, OperationalError, connections
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, OperationalError, connections, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field, Model
 
@@ -118,6 +121,12 @@ class _Statements:
     """Up to ``VALUES``; each row adds ``row_sql``."""
     row_sql: str
     insert_fields: list[Field[Any, Any]]
+    update_if_sql: str
+    """``update_sql`` that changes the row only if it is still as a cached entry left it
+    (extra parameters: version, status, timer_due)."""
+    typed_row_sql: str
+    """``row_sql`` with each value cast to its column's type (rows not written straight
+    into a table by ``VALUES`` get no types from it)."""
 
 
 _statements: weakref.WeakKeyDictionary[BaseDatabaseWrapper, _Statements] = (
@@ -187,9 +196,31 @@ def _build(connection: BaseDatabaseWrapper) -> _Statements:
         f"({', '.join(quote(f.column) for f in insert_fields)}) VALUES "
     )
     row_sql = "(" + ", ".join(["%s"] * len(insert_fields)) + ")"
+    typed_row_sql = "(" + ", ".join(f"%s::{f.cast_db_type(connection)}"
+                                    for f in insert_fields) + ")"
+    timer_due = _match_field("timer_due")
+    same_due = ("IS NOT DISTINCT FROM" if connection.vendor == "postgresql" else "IS")
+    typed_due = f"%s::{timer_due.cast_db_type(connection)}"
+    update_if_sql = (
+        f"{update_sql} AND {quote(_column(_match_field('version')))} = %s "
+        f"AND {quote(_column(_match_field('status')))} = %s "
+        f"AND {quote(_column(timer_due))} {same_due} "
+        + (typed_due if connection.vendor == "postgresql" else "%s")
+    )
     return _Statements(lock_sql, lock_tail_sql, tail_sql, [f.attname for f in columns],
                        converters, update_sql, update_fields, insert_sql, row_sql,
-                       insert_fields)
+                       insert_fields, update_if_sql, typed_row_sql)
+
+
+def _match_field(name: str) -> Field[Any, Any]:
+    found = Match._meta.get_field(name)
+    assert isinstance(found, Field)
+    return found
+
+
+def _column(found: Field[Any, Any]) -> str:
+    assert found.column is not None
+    return found.column
 
 
 def _tail_columns(connection: BaseDatabaseWrapper, match_pk: str) -> str:
@@ -301,6 +332,61 @@ def change_write(match: Match, entries: Sequence[MatchEvent]) -> None:
             [*insert_params, *_update_params(connection, statements, match)])
 
 
+@dataclass(frozen=True, slots=True)
+class Expected:
+    """What a change made from a cached entry, without the row lock, takes the match row to
+    be: the version, status and live timer of the cached match.
+
+    Every change bumps the version. Only two writes leave it alone: a timer that re-arms
+    (``timer_due``), and dissolving a match outright (``status``); the three together tell
+    whether the row is still the cached one.
+    """
+
+    version: int
+    status: str
+    timer_due: datetime | None
+
+    @classmethod
+    def of(cls, match: Match) -> Expected:
+        """What ``match`` (a cached row) says."""
+        return cls(match.version, match.status, match.timer_due)
+
+
+def change_write_if(match: Match, entries: Sequence[MatchEvent], expected: Expected) -> bool:
+    """Write the match and insert the change's log rows only if the row is still as
+    ``expected``; return whether it was (else nothing is written).
+
+    Called outside a transaction: on PostgreSQL it is one statement, which commits by
+    itself (the insert follows the update only if that changed the row), so an ordinary
+    move costs one round trip and no ``BEGIN`` or ``COMMIT``. SQLite runs the update, then
+    the insert, in a transaction of its own.
+    """
+    connection, statements = _built()
+    timer_due = _match_field("timer_due")
+    params = [*_update_params(connection, statements, match), expected.version,
+              expected.status, timer_due.get_db_prep_save(expected.timer_due, connection)]
+    if connection.vendor != "postgresql":
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(statements.update_if_sql, params)
+            if cursor.rowcount != 1:
+                return False
+            events_insert(entries)
+            return True
+    insert_params: list[Any] = []
+    for entry in entries:
+        insert_params.extend(_insert_values(connection, statements, entry))
+    columns = ", ".join(connection.ops.quote_name(_column(f)) for f in statements.insert_fields)
+    sql = (
+        f"WITH updated AS ({statements.update_if_sql} RETURNING 1) "
+        f"INSERT INTO {connection.ops.quote_name(MatchEvent._meta.db_table)} ({columns}) "
+        f"SELECT * FROM (VALUES {', '.join([statements.typed_row_sql] * len(entries))}) "
+        f"AS logged WHERE EXISTS (SELECT FROM updated)"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, *insert_params])
+        return bool(cursor.rowcount == len(entries))
+
+
 def match_write(match: Match) -> None:
     """Write the match's mutable columns (:data:`MUTABLE_MATCH_FIELDS`)."""
     connection, statements = _built()
@@ -339,8 +425,11 @@ def _insert(connection: BaseDatabaseWrapper, statements: _Statements,
             entries: Sequence[MatchEvent]) -> tuple[str, list[Any]]:
     params: list[Any] = []
     for entry in entries:
-        params.extend(
-            f.get_db_prep_save(f.pre_save(entry, True), connection)
-            for f in statements.insert_fields
-        )
+        params.extend(_insert_values(connection, statements, entry))
     return statements.insert_sql + ", ".join([statements.row_sql] * len(entries)), params
+
+
+def _insert_values(connection: BaseDatabaseWrapper, statements: _Statements,
+                   entry: MatchEvent) -> list[Any]:
+    return [f.get_db_prep_save(f.pre_save(entry, True), connection)
+            for f in statements.insert_fields]

@@ -1,5 +1,7 @@
 """Writes of live play. Every change to a match goes through one of these, serialised by
-``select_for_update`` on the match row (``BEGIN IMMEDIATE`` on SQLite).
+``select_for_update`` on the match row (``BEGIN IMMEDIATE`` on SQLite), or, for a player's
+move made from this process's cache, by a write that checks the row is still the cached one
+(:meth:`MatchChange.from_cache`).
 
 - :func:`match_start`: a room's seats are all ready → create the match, deal hand 1.
 - :func:`match_act`: a client message from a user (action, ready, 托管 off, dissolve vote).
@@ -21,7 +23,13 @@ from apps.clubs.models import Room
 from majiang import IllegalActionError
 
 from . import lifecycle, rows, state
-from .change import AUTO_PLAY_DELAY, TIMER_TOLERANCE, MatchChange, timer_due_of
+from .change import (
+    AUTO_PLAY_DELAY,
+    TIMER_TOLERANCE,
+    MatchChange,
+    NeedsLockError,
+    timer_due_of,
+)
 from .frames import epoch_ms
 from .models import Match, MatchEvent, MatchPlayer
 from .protocol import ClientMessage, MatchError, parse_client_message, table_event
@@ -48,6 +56,10 @@ def match_act(*, match_id: int, user_id: int, payload: Any) -> int:
     ``stale_version``, a rules code such as ``not_your_turn`` ...) with nothing changed.
     """
     message = parse_client_message(payload)
+    if message.is_action:
+        version = _act_from_cache(match_id, user_id, message)
+        if version is not None:
+            return version
     with transaction.atomic():
         change = MatchChange.open(match_id)
         try:
@@ -57,6 +69,28 @@ def match_act(*, match_id: int, user_id: int, payload: Any) -> int:
             raise
         change.save()
     return change.match.version
+
+
+def _act_from_cache(match_id: int, user_id: int, message: ClientMessage) -> int | None:
+    """Make a player's action from this process's cached state, without the row lock
+    (:meth:`MatchChange.from_cache`); return the new version, or ``None`` when the action
+    must be made on the locked path: no usable entry, a row that moved on, or a refusal
+    (which the locked path gives, or not, from the row itself, since the cache may be
+    behind)."""
+    change = MatchChange.from_cache(match_id)
+    if change is None:
+        return None
+    try:
+        with change.unlocked():
+            _dispatch(change, user_id, message)
+            change.save()
+    except MatchError:
+        _keep_cached_round(change)
+        return None
+    except NeedsLockError:
+        state.writer_changed_elsewhere(match_id)
+        return None
+    return int(change.match.version)
 
 
 def _keep_cached_round(change: MatchChange) -> None:

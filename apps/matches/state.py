@@ -50,15 +50,25 @@ class WriterState:
     players: list[MatchPlayer]
     hand: Hand | None
     rnd: Round | None
+    match: Match | None = None
+    """The match row as the change that cached this entry wrote it (a writer's entry), for
+    a change made without the row lock (:func:`writer_take`)."""
 
 
 logger = logging.getLogger(__name__)
 
 _cache: dict[int, tuple[int, WriterState]] = {}
 _cache_lock = threading.Lock()
-_changed_elsewhere: set[int] = set()
-"""Playing matches whose entry this process has found behind: their locks read the tail.
-A table served by this process alone locks without it (no subqueries on its hot path)."""
+_changed_elsewhere: dict[int, int] = {}
+"""Playing matches that another process has changed lately, each with how many locks in a
+row have found this process's entry current since. Their locks read the tail, and their
+moves are not made from the cache without the lock. A table served by this process alone
+is not here: its moves are made from the cache (:func:`writer_take`) and, when they need
+the lock, lock without the tail (no subqueries on its hot path)."""
+SETTLED_AFTER = 8
+"""A match leaves :data:`_changed_elsewhere` when this many locks in a row (two turns of a
+table) found the entry current: the other writer (a timer, a seat on another process) has
+gone quiet."""
 
 
 def round_rebuild(match: Match, hand: Hand, *, upto: int | None = None) -> Round:
@@ -103,9 +113,13 @@ def writer_checkout(locked: statements.LockedMatch) -> WriterState:
     with _cache_lock:
         cached = _cache.pop(match.pk, None)
         if match.status != Match.Status.PLAYING:
-            _changed_elsewhere.discard(match.pk)
+            _changed_elsewhere.pop(match.pk, None)
         elif cached is not None and cached[0] != match.version:
-            _changed_elsewhere.add(match.pk)
+            _changed_elsewhere[match.pk] = 0
+        elif cached is not None and match.pk in _changed_elsewhere:
+            _changed_elsewhere[match.pk] += 1
+            if _changed_elsewhere[match.pk] >= SETTLED_AFTER:
+                del _changed_elsewhere[match.pk]
     entry = None
     if cached is not None and cached[0] == match.version:
         entry = cached[1]
@@ -117,10 +131,40 @@ def writer_checkout(locked: statements.LockedMatch) -> WriterState:
             player.match = match
         if entry.hand is not None:
             entry.hand.match = match
+        entry.match = match
         return entry
     players, hand = _rows_load(match)
     rnd = round_rebuild(match, hand) if hand is not None else None
-    return WriterState(players, hand, rnd)
+    return WriterState(players, hand, rnd, match)
+
+
+def writer_take(match_id: int) -> WriterState | None:
+    """Take this process's entry of a match out of the cache for a change made without
+    the row lock, or ``None`` when there is no such entry: none cached, one left by a read
+    (it has no match row), or a match that another process has changed lately.
+
+    The change's write then checks that the row is still the entry's
+    (:func:`apps.matches.rows.change_write_if`); give the entry back unchanged with
+    :func:`writer_checkin` if the change is refused, or drop it with
+    :func:`writer_changed_elsewhere` if the row moved on.
+    """
+    with _cache_lock:
+        if match_id in _changed_elsewhere:
+            return None
+        cached = _cache.get(match_id)
+        if (cached is None or cached[1].match is None or cached[1].rnd is None
+                or cached[1].match.version != cached[0]):
+            return None
+        return _cache.pop(match_id)[1]
+
+
+def writer_changed_elsewhere(match_id: int) -> None:
+    """Note that another process changed the match since this process's entry (whose state
+    a change made from it has since altered: it is not cached again). The next lock reads
+    the tail, and the match's moves take the lock until it has gone quiet."""
+    with _cache_lock:
+        _cache.pop(match_id, None)
+        _changed_elsewhere[match_id] = 0
 
 
 def _caught_up(
@@ -214,4 +258,4 @@ def round_forget(match_id: int) -> None:
     :class:`~apps.matches.change.MatchChange`, e.g. by an admin fix)."""
     with _cache_lock:
         _cache.pop(match_id, None)
-        _changed_elsewhere.discard(match_id)
+        _changed_elsewhere.pop(match_id, None)

@@ -118,6 +118,64 @@ def test_change_write_of_a_missing_row_fails_and_logs_nothing(make_table: Any) -
     assert not MatchEvent.objects.filter(seq=locked.version + 1, match_id=match.pk).exists()
 
 
+def _change_of(match: Match, hand: Any, count: int) -> list[MatchEvent]:
+    """``count`` log rows after the match's version (the version bumped to the last)."""
+    entries = [
+        MatchEvent(match=match, seq=match.version + n, hand=hand, seat=n,
+                   kind=MatchEvent.Kind.ACTION, payload={"events": [], "n": n})
+        for n in range(1, count + 1)
+    ]
+    match.version += count
+    return entries
+
+
+def test_a_conditional_write_of_an_unchanged_row_stores_it_in_one_statement_on_postgresql(
+    make_table: Any,
+) -> None:
+    """A change made from the cache, outside a transaction: what the ORM reads back equals
+    what was written, in one statement on PostgreSQL and two (and a transaction) on
+    SQLite."""
+    match = make_table("duyun").match
+    hand = match.hands.get()
+    cached = Match.objects.get(pk=match.pk)
+    expected = rows.Expected.of(cached)
+    entries = _change_of(cached, hand, 2)
+    cached.totals = [1, -1, 2, -2]
+    with CaptureQueriesContext(connection) as queries:
+        assert rows.change_write_if(cached, entries, expected) is True
+    statements = [q["sql"] for q in queries.captured_queries
+                  if not q["sql"].startswith(("BEGIN", "COMMIT"))]
+    assert len(statements) == (1 if connection.vendor == "postgresql" else 2)
+    stored = Match.objects.get(pk=match.pk)
+    assert _columns(stored) == _columns(cached)
+    logged = MatchEvent.objects.filter(match=match, seq__gt=match.version).order_by("seq")
+    assert [(e.seq, e.hand_id, e.seat, e.kind, e.payload) for e in logged] == [
+        (match.version + n, hand.pk, n, "action", {"events": [], "n": n}) for n in (1, 2)
+    ]
+    assert all(e.created_at is not None for e in logged)
+
+
+@pytest.mark.parametrize("moved", ["version", "status", "timer_due"])
+def test_a_conditional_write_of_a_row_that_moved_on_writes_nothing(
+    make_table: Any, moved: str,
+) -> None:
+    """The row changed since the cache (another writer's version, a match dissolved
+    outright, a timer re-armed): neither the row nor the log is written."""
+    match = make_table("zigong").match
+    hand = match.hands.get()
+    cached = Match.objects.get(pk=match.pk)
+    expected = rows.Expected.of(cached)
+    changed = {"version": match.version + 5, "status": Match.Status.DISSOLVED,
+               "timer_due": timezone.now() + timedelta(seconds=3)}[moved]
+    Match.objects.filter(pk=match.pk).update(**{moved: changed})
+    before = _columns(Match.objects.get(pk=match.pk))
+    entries = _change_of(cached, hand, 1)
+    cached.totals = [5, -5, 0, 0]
+    assert rows.change_write_if(cached, entries, expected) is False
+    assert _columns(Match.objects.get(pk=match.pk)) == before
+    assert not MatchEvent.objects.filter(match=match, seq__gt=match.version).exists()
+
+
 def test_the_lock_with_a_tail_reads_the_log_after_a_version_and_the_seats(
     make_table: Any,
 ) -> None:

@@ -1,12 +1,18 @@
 """The writer's verified state cache (``apps/matches/state.py``): statements per move.
 
-A move by the process that made the previous change costs :data:`MOVE` statements: lock and
-read the match row, then update it and insert the log row (one statement on PostgreSQL, two
-on SQLite: ``rows.change_write``). A move after changes made by another process is simulated
-here by putting back this process's older cache entry. The first time, the writer reads the
-log tail after the plain lock (one statement more) and remembers the match as changed
-elsewhere; from then on its lock reads the tail too, and such a move costs :data:`MOVE`.
-Whatever the entry, the writer's state is exactly the log's.
+A move by the process that made the previous change is made from its cached entry without
+the row lock and costs :data:`MOVE` statements: the write, which checks that the row is
+still the cached one (one statement on PostgreSQL, two on SQLite:
+``rows.change_write_if``). A change made on the locked path costs :data:`LOCKED`: lock and
+read the row, then write it (``rows.change_write``).
+
+A move after changes made by another process is simulated here by putting back this
+process's older cache entry. Made from that entry, the move finds that the row moved on:
+nothing is written, the entry (which the move altered) is dropped, and the move is made on
+the locked path, which loads the rows and rebuilds the round. The match is then marked as
+changed elsewhere: its locks read the log tail too and catch the entry up, until
+``state.SETTLED_AFTER`` locks in a row found the entry current. Whatever the entry, the
+writer's state is exactly the log's.
 """
 
 from __future__ import annotations
@@ -28,8 +34,10 @@ from apps.matches.change import timer_token
 from apps.matches.models import Match, MatchPlayer
 
 pytestmark = pytest.mark.django_db(transaction=True)
-MOVE = 2 if connection.vendor == "postgresql" else 3
+MOVE = 1 if connection.vendor == "postgresql" else 2
 """Statements of an ordinary move by the writer that made the previous change."""
+LOCKED = MOVE + 1
+"""Statements of an ordinary move on the locked path: the lock, then the write."""
 _rebuild = state.round_rebuild
 """Picks the moves, apart from the cache (and from tests that forbid the writer to rebuild)."""
 
@@ -73,25 +81,38 @@ def _forget_last_change(match_id: int, older: bytes) -> None:
         state._cache[match_id] = pickle.loads(older)
 
 
-def test_moves_of_one_process_take_the_fewest_statements_and_lock_without_a_tail(
+def _behind(match_id: int, older: bytes) -> None:
+    """As :func:`_forget_last_change`, in a process that knows the match is changed
+    elsewhere (its moves take the lock, which reads the tail)."""
+    _forget_last_change(match_id, older)
+    with state._cache_lock:
+        state._changed_elsewhere[match_id] = 0
+
+
+def test_moves_of_one_process_are_written_from_the_cache_without_a_lock(
     make_table: Any,
 ) -> None:
     table = make_table()
     with CaptureQueriesContext(connection) as queries:
         assert [_move(table) for _ in range(3)] == [MOVE] * 3
-    assert not any("json_agg" in q["sql"] or "json_group_array" in q["sql"]
-                   for q in queries.captured_queries)
+    assert not any("FOR UPDATE" in q["sql"] or "json_agg" in q["sql"]
+                   or "json_group_array" in q["sql"] for q in queries.captured_queries)
+    _assert_cache_is_the_log(table.match.pk)
 
 
 def _changed_elsewhere(table: Any) -> None:
-    """A move made "elsewhere": the first one reads the tail apart (a statement more) and
-    marks the match, whose locks then read the tail."""
+    """A move made "elsewhere": the next one is made on the locked path (the older entry
+    refuses it, or writing from it finds the row moved on) and marks the match, whose locks
+    then read the tail."""
     match_id = table.match.pk
     older = pickle.dumps(state._cache[match_id])
+    version = Match.objects.get(pk=match_id).version
     assert _move(table) == MOVE
     _forget_last_change(match_id, older)
-    assert _move(table) == MOVE + 1
+    assert _move(table) > LOCKED
+    assert Match.objects.get(pk=match_id).version == version + 2
     assert match_id in state._changed_elsewhere
+    _assert_cache_is_the_log(match_id)
 
 
 def _assert_cache_is_the_log(match_id: int) -> None:
@@ -118,13 +139,12 @@ def test_after_changes_elsewhere_the_lock_reads_the_tail_and_catches_up(
     def no_rebuild(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("the writer rebuilt the round instead of catching up")
 
-    monkeypatch.setattr(state, "round_rebuild", no_rebuild)
     _changed_elsewhere(table)
-    _assert_cache_is_the_log(match_id)
+    monkeypatch.setattr(state, "round_rebuild", no_rebuild)
     older = pickle.dumps(state._cache[match_id])
-    assert [_move(table) for _ in range(3)] == [MOVE] * 3
-    _forget_last_change(match_id, older)  # three moves behind
-    assert _move(table) == MOVE
+    assert [_move(table) for _ in range(3)] == [LOCKED] * 3
+    _behind(match_id, older)  # three moves behind
+    assert _move(table) == LOCKED
     monkeypatch.undo()
     _assert_cache_is_the_log(match_id)
 
@@ -141,8 +161,8 @@ def test_a_tail_read_before_the_lock_was_granted_is_read_again(
     match_id = table.match.pk
     _changed_elsewhere(table)
     older = pickle.dumps(state._cache[match_id])
-    assert [_move(table) for _ in range(2)] == [MOVE] * 2
-    _forget_last_change(match_id, older)
+    assert [_move(table) for _ in range(2)] == [LOCKED] * 2
+    _behind(match_id, older)
     real_lock = rows.match_lock
 
     def lock_with_a_stale_tail(match_id: int, *, since: int | None = None) -> rows.LockedMatch:
@@ -153,7 +173,7 @@ def test_a_tail_read_before_the_lock_was_granted_is_read_again(
         return replace(locked, tail=stale)
 
     monkeypatch.setattr(rows, "match_lock", lock_with_a_stale_tail)
-    assert _move(table) == MOVE + 1
+    assert _move(table) == LOCKED + 1
     monkeypatch.undo()
     _assert_cache_is_the_log(match_id)
 
@@ -164,9 +184,12 @@ def test_an_entry_tagged_later_than_the_row_is_loaded_again(make_table: Any) -> 
     table = make_table()
     match_id = table.match.pk
     version, entry = state._cache[match_id]
+    assert entry.match is not None
+    entry.match.version = version + 2
     with state._cache_lock:
         state._cache[match_id] = (version + 2, entry)
-    assert _move(table) > MOVE
+    assert _move(table) > LOCKED
+    assert Match.objects.get(pk=match_id).version == version + 1
     _assert_cache_is_the_log(match_id)
 
 
@@ -185,7 +208,7 @@ def test_a_hand_ended_and_dealt_elsewhere_loads_everything(make_table: Any) -> N
     _step(table)  # every seat ready: hand 2 is dealt
     assert older is not None and pickle.loads(older)[1].hand.number == 1
     _forget_last_change(match_id, older)
-    assert _move(table) > MOVE
+    assert _move(table) > LOCKED
     _assert_cache_is_the_log(match_id)
     assert state._cache[match_id][1].hand.number == 2
 
@@ -200,13 +223,13 @@ def test_a_table_event_elsewhere_is_followed_with_the_seats_columns(
     match_id = table.match.pk
     MatchPlayer.objects.filter(match_id=match_id, seat=2).update(auto_play=True)
     state.round_forget(match_id)  # the row changed outside a MatchChange
-    assert _move(table) > MOVE
+    assert _move(table) > LOCKED
     older = pickle.dumps(state._cache[match_id])
     services.match_act(match_id=match_id, user_id=table.users[2].pk, payload={"type": "resume"})
     _move(table)
-    _forget_last_change(match_id, older)
+    _behind(match_id, older)
     monkeypatch.setattr(state, "round_rebuild", _no_rebuild)
-    assert _move(table) == MOVE + 1  # the first time, the tail is read apart
+    assert _move(table) == LOCKED
     monkeypatch.undo()
     _assert_cache_is_the_log(match_id)
     assert not any(p.auto_play for p in state._cache[match_id][1].players)
@@ -260,11 +283,11 @@ def test_a_timeout_made_elsewhere_is_caught_up_with_the_seats_columns(make_table
     assert services.match_timeout_fire(match_id=match_id, token=timer_token(due)) is True
     timed_out = MatchPlayer.objects.filter(match_id=match_id, consecutive_timeouts=1)
     assert timed_out.count() == 1
-    _forget_last_change(match_id, older)
+    _behind(match_id, older)
     # The lock and the writes; when the seat that timed out moves next, its own move
     # also clears its timeout count (one more UPDATE), but never a read to catch up.
     clears_its_count = _next_seat(table) == timed_out.get().seat
-    assert _move(table) == MOVE + clears_its_count
+    assert _move(table) == LOCKED + clears_its_count
     _assert_cache_is_the_log(match_id)
 
 
@@ -337,6 +360,8 @@ def test_snapshots_rebuild_a_round_once_and_the_next_move_uses_it(
     frames = [selectors.table_snapshot(match_id, seat) for seat in range(4)]
     assert len(rebuilds) == 1
     assert len({frame["v"] for frame in frames}) == 1
+    # A read's entry holds no match row: this move takes the lock, and leaves one that does.
+    assert _move(table) == LOCKED
     assert _move(table) == MOVE
     assert len(rebuilds) == 1
 
