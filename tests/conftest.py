@@ -54,8 +54,16 @@ def moves_in_threads() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> None:
-    """Every test starts with an empty cache (rate-limit counters included)."""
+    """Every test starts with an empty cache (rate-limit counters included), and with no
+    match state cached by the tests before it in this process: a test database rolled back
+    hands out the same match IDs again, which a live database never does, and an entry left
+    for another test's match of the same ID and version would be taken for this one's."""
+    from apps.matches import state
+
     cache.clear()
+    with state._cache_lock:
+        state._cache.clear()
+        state._changed_elsewhere.clear()
 
 
 @pytest.fixture(autouse=True)

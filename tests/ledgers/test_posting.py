@@ -145,10 +145,12 @@ def test_signed_inserts_store_what_the_orms_bulk_create_stores(
 ) -> None:
     """``insert_signed`` (live play's posting) writes the same columns as ``bulk_create``,
     sets each row's key, and signs each row so that it verifies."""
-    hand = Hand.objects.filter(match=finished_table.match, settlement__isnull=False).first()
-    assert hand is not None
+    # A hand with rows to copy: about one random hand in twelve settles with no lines (a
+    # draw where nobody pays), and so has results but no ledger entries.
+    hand = next(h for h in Hand.objects.filter(match=finished_table.match,
+                                               settlement__isnull=False).order_by("number")
+                if model.objects.filter(hand=h).exists())
     source = list(model.objects.filter(hand=hand).order_by("pk"))
-    assert source
     skip = {"id", "hand_id", "signature", "created_at"}
 
     def clones(target: Hand) -> list[Any]:
