@@ -78,6 +78,7 @@ class MatchChange:
     """Each seat's ``(consecutive_timeouts, auto_play)`` as stored: only changed rows are saved."""
     _transaction: contextlib.ExitStack = field(init=False, default_factory=contextlib.ExitStack)
     _querying: bool = field(init=False, default=False)
+    _held: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
         self.stored = {p.seat: _player_fields(p) for p in self.players}
@@ -99,6 +100,7 @@ class MatchChange:
         the write) raises :class:`NeedsLockError`, and a transaction that the lock opened
         commits at the end of the block (rolls back on an error)."""
         with self._transaction, connection.execute_wrapper(self._refuse_unlocked):
+            self._held = True
             yield
 
     def _refuse_unlocked(self, execute: Callable[..., Any], sql: str, params: Any,
@@ -120,14 +122,16 @@ class MatchChange:
         expected = self.expected
         if expected is None:
             return
+        assert self._held, "lock() on a change from the cache outside its unlocked() block"
         self._querying = True  # SQLite's BEGIN IMMEDIATE is a statement too
         try:
             self._transaction.enter_context(transaction.atomic())
             row = rows.match_lock(self.match.pk).match
         finally:
             self._querying = False
-        if (row.version, row.status) != (expected.version, expected.status):
-            raise NeedsLockError(f"match {self.match.pk} moved on to version {row.version}")
+        moved = expected.differs(row, but=frozenset({"timer_due"}))
+        if moved:
+            raise NeedsLockError(f"match {self.match.pk}: the row's {', '.join(moved)} changed")
         self.match.timer_due = row.timer_due
         self.expected = None
 
@@ -225,6 +229,9 @@ class MatchChange:
         if self.new_decision:
             match.decision_version = match.version
         due = self.arm_timer()
+        # Built before the write: a change from the cache commits with it, and what follows
+        # a commit must not fail.
+        updates = frames.updates_for(self)
         if self.expected is None:
             rows.change_write(match, self.entries)
         elif not self._write_if_unchanged():
@@ -236,7 +243,6 @@ class MatchChange:
                 player.save(update_fields=["consecutive_timeouts", "auto_play"])
         for signal, kwargs in self.signals:
             signal.send(**kwargs)
-        updates = frames.updates_for(self)
         version, writer, match_id = match.version, self.rows(), match.pk
         if writer.rnd is not None and match.status == Match.Status.PLAYING:
             transaction.on_commit(lambda: state.writer_checkin(match_id, version, writer))

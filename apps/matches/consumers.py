@@ -320,9 +320,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         except MatchError as error:
             await self._refuse(error)
         except (OperationalError, InterfaceError):
-            # The database is unreachable: the transaction rolled back. (Had the link dropped
-            # during COMMIT itself, the move may be saved: the client's ``hello`` resync,
-            # which it repeats after ``unavailable``, shows it.)
+            # The database is unreachable: nothing was saved, unless the link dropped during
+            # the commit itself (a move from the cache commits with its one statement): the
+            # client's ``hello`` resync, which it repeats after ``unavailable``, shows which.
             await self._unavailable()
 
     async def _unavailable(self) -> None:

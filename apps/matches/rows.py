@@ -19,13 +19,13 @@ writer catches its round up without another round trip (:mod:`apps.matches.state
 
 from __future__ import annotations
 
+import copy
 import json
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, OperationalError, connections, transaction
@@ -122,8 +122,11 @@ class _Statements:
     row_sql: str
     insert_fields: list[Field[Any, Any]]
     update_if_sql: str
-    """``update_sql`` that changes the row only if it is still as a cached entry left it
-    (extra parameters: version, status, timer_due)."""
+    """``update_sql`` that changes the row only if every mutable column still holds what a
+    cached entry holds (extra parameters: those values, in ``update_fields`` order)."""
+    update_if_nowait_sql: str
+    """``update_if_sql`` that fails at once if another transaction holds the row (one more
+    parameter: the id)."""
     typed_row_sql: str
     """``row_sql`` with each value cast to its column's type (rows not written straight
     into a table by ``VALUES`` get no types from it)."""
@@ -184,7 +187,7 @@ def _build(connection: BaseDatabaseWrapper) -> _Statements:
         found = connection.ops.get_db_converters(col) + col.get_db_converters(connection)
         if found:
             converters.append((index, found))
-    update_fields = [Match._meta.get_field(name) for name in MUTABLE_MATCH_FIELDS]
+    update_fields = [_match_field(name) for name in MUTABLE_MATCH_FIELDS]
     update_sql = (
         f"UPDATE {match_table} SET "
         + ", ".join(f"{quote(f.column)} = %s" for f in update_fields)
@@ -198,18 +201,26 @@ def _build(connection: BaseDatabaseWrapper) -> _Statements:
     row_sql = "(" + ", ".join(["%s"] * len(insert_fields)) + ")"
     typed_row_sql = "(" + ", ".join(f"%s::{f.cast_db_type(connection)}"
                                     for f in insert_fields) + ")"
-    timer_due = _match_field("timer_due")
-    same_due = ("IS NOT DISTINCT FROM" if connection.vendor == "postgresql" else "IS")
-    typed_due = f"%s::{timer_due.cast_db_type(connection)}"
-    update_if_sql = (
-        f"{update_sql} AND {quote(_column(_match_field('version')))} = %s "
-        f"AND {quote(_column(_match_field('status')))} = %s "
-        f"AND {quote(_column(timer_due))} {same_due} "
-        + (typed_due if connection.vendor == "postgresql" else "%s")
+    if connection.vendor == "postgresql":
+        # One row comparison; the casts type the parameters as the columns.
+        update_if_sql = (
+            f"{update_sql} AND ({', '.join(quote(_column(f)) for f in update_fields)}) "
+            f"IS NOT DISTINCT FROM "
+            f"({', '.join(f'%s::{f.cast_db_type(connection)}' for f in update_fields)})"
+        )
+    else:
+        update_if_sql = update_sql + "".join(f" AND {quote(_column(f))} IS %s"
+                                             for f in update_fields)
+    # Without waiting: lock the row first (an init plan, run before the update looks for
+    # it), failing at once if another transaction holds it.
+    update_if_nowait_sql = (
+        f"{update_if_sql} AND EXISTS (SELECT FROM {match_table} AS held "
+        f"WHERE held.{quote(_column(_match_field('id')))} = %s FOR UPDATE NOWAIT)"
+        if connection.features.has_select_for_update_nowait else update_if_sql
     )
     return _Statements(lock_sql, lock_tail_sql, tail_sql, [f.attname for f in columns],
                        converters, update_sql, update_fields, insert_sql, row_sql,
-                       insert_fields, update_if_sql, typed_row_sql)
+                       insert_fields, update_if_sql, update_if_nowait_sql, typed_row_sql)
 
 
 def _match_field(name: str) -> Field[Any, Any]:
@@ -335,21 +346,32 @@ def change_write(match: Match, entries: Sequence[MatchEvent]) -> None:
 @dataclass(frozen=True, slots=True)
 class Expected:
     """What a change made from a cached entry, without the row lock, takes the match row to
-    be: the version, status and live timer of the cached match.
+    be: every mutable column of the cached match (:data:`MUTABLE_MATCH_FIELDS`), as it was
+    when the change began.
 
-    Every change bumps the version. Only two writes leave it alone: a timer that re-arms
-    (``timer_due``), and dissolving a match outright (``status``); the three together tell
-    whether the row is still the cached one.
+    Every change bumps the version, and only two writes leave it alone: a timer that
+    re-arms (``timer_due``), and a match marked dissolved by a plain update (``status``).
+    Comparing every column also catches a row changed by hand, which must not be written
+    back over.
     """
 
-    version: int
-    status: str
-    timer_due: datetime | None
+    values: tuple[Any, ...]
 
     @classmethod
     def of(cls, match: Match) -> Expected:
-        """What ``match`` (a cached row) says."""
-        return cls(match.version, match.status, match.timer_due)
+        """What ``match`` (a cached row) holds now (JSON values copied: the change replaces
+        them, but nothing may alter what it is compared with)."""
+        _, statements = _built()
+        return cls(tuple(copy.deepcopy(getattr(match, f.attname)) if f.get_internal_type()
+                         == "JSONField" else getattr(match, f.attname)
+                         for f in statements.update_fields))
+
+    def differs(self, row: Match, *, but: frozenset[str] = frozenset()) -> list[str]:
+        """The names of the mutable columns where ``row`` holds something else, except
+        those in ``but``."""
+        _, statements = _built()
+        return [f.name for f, value in zip(statements.update_fields, self.values, strict=True)
+                if f.name not in but and getattr(row, f.attname) != value]
 
 
 def change_write_if(match: Match, entries: Sequence[MatchEvent], expected: Expected) -> bool:
@@ -359,12 +381,13 @@ def change_write_if(match: Match, entries: Sequence[MatchEvent], expected: Expec
     Called outside a transaction: on PostgreSQL it is one statement, which commits by
     itself (the insert follows the update only if that changed the row), so an ordinary
     move costs one round trip and no ``BEGIN`` or ``COMMIT``. SQLite runs the update, then
-    the insert, in a transaction of its own.
+    the insert, in a transaction of its own. Inside :func:`lock_without_waiting`, raises
+    :class:`MatchBusyError` (nothing written) if another transaction holds the row.
     """
     connection, statements = _built()
-    timer_due = _match_field("timer_due")
-    params = [*_update_params(connection, statements, match), expected.version,
-              expected.status, timer_due.get_db_prep_save(expected.timer_due, connection)]
+    params = [*_update_params(connection, statements, match),
+              *(f.get_db_prep_save(value, connection)
+                for f, value in zip(statements.update_fields, expected.values, strict=True))]
     if connection.vendor != "postgresql":
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(statements.update_if_sql, params)
@@ -372,18 +395,26 @@ def change_write_if(match: Match, entries: Sequence[MatchEvent], expected: Expec
                 return False
             events_insert(entries)
             return True
-    insert_params: list[Any] = []
+    update = statements.update_if_sql
+    if _without_waiting.get() and connection.features.has_select_for_update_nowait:
+        update = statements.update_if_nowait_sql
+        params.append(match.pk)
     for entry in entries:
-        insert_params.extend(_insert_values(connection, statements, entry))
+        params.extend(_insert_values(connection, statements, entry))
     columns = ", ".join(connection.ops.quote_name(_column(f)) for f in statements.insert_fields)
     sql = (
-        f"WITH updated AS ({statements.update_if_sql} RETURNING 1) "
+        f"WITH updated AS ({update} RETURNING 1) "
         f"INSERT INTO {connection.ops.quote_name(MatchEvent._meta.db_table)} ({columns}) "
         f"SELECT * FROM (VALUES {', '.join([statements.typed_row_sql] * len(entries))}) "
         f"AS logged WHERE EXISTS (SELECT FROM updated)"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, *insert_params])
+        try:
+            cursor.execute(sql, params)
+        except OperationalError as error:
+            if getattr(error.__cause__, "sqlstate", None) == LOCK_NOT_AVAILABLE:
+                raise MatchBusyError(f"match {match.pk} is locked by another change") from None
+            raise
         return bool(cursor.rowcount == len(entries))
 
 

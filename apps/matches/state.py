@@ -254,8 +254,12 @@ def table_read(match: Match) -> WriterState:
 
 
 def round_forget(match_id: int) -> None:
-    """Drop this process's cached state of a match (after its rows were changed outside a
-    :class:`~apps.matches.change.MatchChange`, e.g. by an admin fix)."""
+    """Drop this process's cached state of a match (tests; a fix made in this process).
+
+    Only this process's: another process's entry is checked against the match row alone,
+    every column of it (a change from the cache) or its version (the locked path). A seat's
+    or hand's row changed by hand, without a new version, is not seen there until that
+    entry is rebuilt: stop play at the table (or restart the servers) before such a fix."""
     with _cache_lock:
         _cache.pop(match_id, None)
         _changed_elsewhere.pop(match_id, None)

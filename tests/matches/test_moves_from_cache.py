@@ -38,7 +38,7 @@ def _statements(queries: CaptureQueriesContext) -> list[str]:
 
 def _is_write_from_cache(sql: str) -> bool:
     """The conditional write of ``rows.change_write_if`` (its update, on SQLite)."""
-    return "updated AS" in sql or (sql.startswith("UPDATE") and '"status" = ' in
+    return "updated AS" in sql or (sql.startswith("UPDATE") and '"version" IS ' in
                                    sql.rpartition("WHERE")[2])
 
 
@@ -143,12 +143,18 @@ def test_a_match_dissolved_outright_is_not_written_back(make_table: Any) -> None
 
 
 def test_a_hand_end_from_the_cache_locks_the_row_before_its_first_write(
-    make_table: Any,
+    make_table: Any, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The move that ends a hand also writes the Hand row, the ledger and more: it takes the
-    row lock first, then writes everything in one transaction."""
+    row lock first, then writes everything in one transaction. Every move of the hand, its
+    end included, is made from the cache (the locked path is never opened)."""
     table = make_table()
     match_id = table.match.pk
+
+    def no_locked_path(match_id: int) -> None:
+        raise AssertionError("a move of a table served by one process took the locked path")
+
+    monkeypatch.setattr(services.MatchChange, "open", no_locked_path)
     for _ in range(400):
         match = Match.objects.get(pk=match_id)
         if match.stage != Match.Stage.HAND:
@@ -194,4 +200,19 @@ def test_a_statement_before_the_lock_sends_the_move_to_the_locked_path(
     assert "a statement before the lock" in caplog.text
     assert _log_after(match_id, version) == [(version + 1, "action")]
     monkeypatch.undo()
+    _assert_cache_is_the_log(match_id)
+
+
+def test_a_row_fixed_by_hand_is_not_written_back_over(make_table: Any) -> None:
+    """An operator corrects a running match's totals with a plain update (no new version).
+    The next move from the cache finds the row changed, and the move is made on the locked
+    path from the corrected row: the correction stays."""
+    table = make_table()
+    match_id = table.match.pk
+    _move(table)
+    Match.objects.filter(pk=match_id).update(totals=[7, -7, 0, 0])
+    version = Match.objects.get(pk=match_id).version
+    _move(table)
+    stored = Match.objects.get(pk=match_id)
+    assert (stored.version, stored.totals) == (version + 1, [7, -7, 0, 0])
     _assert_cache_is_the_log(match_id)

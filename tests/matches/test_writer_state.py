@@ -128,6 +128,8 @@ def _assert_cache_is_the_log(match_id: int) -> None:
         hand.settlement, hand.record, hand.ended_at)
     stored = {p.seat: (p.consecutive_timeouts, p.auto_play) for p in match.players.all()}
     assert {p.seat: (p.consecutive_timeouts, p.auto_play) for p in entry.players} == stored
+    if entry.match is not None:  # a writer's entry: the row as written, every column
+        assert rows.Expected.of(entry.match).differs(match) == []
 
 
 def test_after_changes_elsewhere_the_lock_reads_the_tail_and_catches_up(
@@ -302,16 +304,24 @@ def test_whatever_entry_a_writer_holds_its_state_is_the_log(
     seldom reaches a hand's end; crossing a deal has its own test above."""
     table = make_table()
     match_id = table.match.pk
+    # Each process's own entry and its own record of the match being changed elsewhere
+    # (which decides between a move from the cache and the locked path).
     entries: dict[bool, bytes | None] = {False: pickle.dumps(state._cache[match_id]), True: None}
+    marks: dict[bool, int | None] = {False: None, True: None}
     for elsewhere in plan:
         with state._cache_lock:
             state._cache.pop(match_id, None)
-            held = entries[elsewhere]
+            state._changed_elsewhere.pop(match_id, None)
+            held, mark = entries[elsewhere], marks[elsewhere]
             if held is not None:
                 state._cache[match_id] = pickle.loads(held)
+            if mark is not None:
+                state._changed_elsewhere[match_id] = mark
         if Match.objects.get(pk=match_id).status != Match.Status.PLAYING:
             break
         _step(table)
+        marks[elsewhere] = state._changed_elsewhere.get(match_id)
+        entries[elsewhere] = None
         if match_id in state._cache:
             _assert_cache_is_the_log(match_id)
             entries[elsewhere] = pickle.dumps(state._cache[match_id])
