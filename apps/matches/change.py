@@ -101,7 +101,10 @@ class MatchChange:
         commits at the end of the block (rolls back on an error)."""
         with self._transaction, connection.execute_wrapper(self._refuse_unlocked):
             self._held = True
-            yield
+            try:
+                yield
+            finally:
+                self._held = False
 
     def _refuse_unlocked(self, execute: Callable[..., Any], sql: str, params: Any,
                          many: bool, context: dict[str, Any]) -> Any:
@@ -114,8 +117,8 @@ class MatchChange:
     def lock(self) -> None:
         """Make sure this change holds the match row's lock, in a transaction.
 
-        A change made from the cache opens the transaction and locks the row now: if its
-        version or status moved on, raises :class:`NeedsLockError`. A timer may have
+        A change made from the cache opens the transaction and locks the row now: if any
+        column but ``timer_due`` moved on, raises :class:`NeedsLockError`. A timer may have
         re-armed meanwhile without a new version: the change then takes ``timer_due`` from
         the row. A no-op for a change that holds the lock.
         """

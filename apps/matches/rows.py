@@ -212,10 +212,11 @@ def _build(connection: BaseDatabaseWrapper) -> _Statements:
         update_if_sql = update_sql + "".join(f" AND {quote(_column(f))} IS %s"
                                              for f in update_fields)
     # Without waiting: lock the row first (an init plan, run before the update looks for
-    # it), failing at once if another transaction holds it.
+    # it), failing at once if another transaction holds it. As strong as the update's own
+    # lock and no stronger: a foreign-key check's KEY SHARE does not make it busy.
     update_if_nowait_sql = (
         f"{update_if_sql} AND EXISTS (SELECT FROM {match_table} AS held "
-        f"WHERE held.{quote(_column(_match_field('id')))} = %s FOR UPDATE NOWAIT)"
+        f"WHERE held.{quote(_column(_match_field('id')))} = %s FOR NO KEY UPDATE NOWAIT)"
         if connection.features.has_select_for_update_nowait else update_if_sql
     )
     return _Statements(lock_sql, lock_tail_sql, tail_sql, [f.attname for f in columns],
