@@ -114,6 +114,15 @@ class MatchChange:
             raise NeedsLockError("a statement before the lock")
         return execute(sql, params, many, context)
 
+    @contextlib.contextmanager
+    def _querying_allowed(self) -> Iterator[None]:
+        """The change's own lock or write: statements that :meth:`unlocked` lets through."""
+        self._querying = True
+        try:
+            yield
+        finally:
+            self._querying = False
+
     def lock(self) -> None:
         """Make sure this change holds the match row's lock, in a transaction.
 
@@ -126,12 +135,9 @@ class MatchChange:
         if expected is None:
             return
         assert self._held, "lock() on a change from the cache outside its unlocked() block"
-        self._querying = True  # SQLite's BEGIN IMMEDIATE is a statement too
-        try:
+        with self._querying_allowed():  # SQLite's BEGIN IMMEDIATE is a statement too
             self._transaction.enter_context(transaction.atomic())
             row = rows.match_lock(self.match.pk).match
-        finally:
-            self._querying = False
         moved = expected.differs(row, but=frozenset({"timer_due"}))
         if moved:
             raise NeedsLockError(f"match {self.match.pk}: the row's {', '.join(moved)} changed")
@@ -253,15 +259,11 @@ class MatchChange:
         if due is not None:
             transaction.on_commit(lambda: timer_schedule(match_id, due), robust=True)
 
-
     def _write_if_unchanged(self) -> bool:
         """Write the change if the row is still the cached one (then it needs no lock)."""
         assert self.expected is not None
-        self._querying = True
-        try:
+        with self._querying_allowed():
             written = rows.change_write_if(self.match, self.entries, self.expected)
-        finally:
-            self._querying = False
         if written:
             self.expected = None
         return written

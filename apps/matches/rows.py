@@ -130,6 +130,8 @@ class _Statements:
     typed_row_sql: str
     """``row_sql`` with each value cast to its column's type (rows not written straight
     into a table by ``VALUES`` get no types from it)."""
+    insert_select_sql: str
+    """The insert of rows selected from ``VALUES``: up to the first ``typed_row_sql``."""
 
 
 _statements: weakref.WeakKeyDictionary[BaseDatabaseWrapper, _Statements] = (
@@ -194,10 +196,9 @@ def _build(connection: BaseDatabaseWrapper) -> _Statements:
         + f" WHERE {quote(Match._meta.pk.column)} = %s"
     )
     insert_fields = [f for f in MatchEvent._meta.concrete_fields if not f.primary_key]
-    insert_sql = (
-        f"INSERT INTO {quote(MatchEvent._meta.db_table)} "
-        f"({', '.join(quote(f.column) for f in insert_fields)}) VALUES "
-    )
+    insert_into = (f"INSERT INTO {quote(MatchEvent._meta.db_table)} "
+                   f"({', '.join(quote(f.column) for f in insert_fields)})")
+    insert_sql = f"{insert_into} VALUES "
     row_sql = "(" + ", ".join(["%s"] * len(insert_fields)) + ")"
     typed_row_sql = "(" + ", ".join(f"%s::{f.cast_db_type(connection)}"
                                     for f in insert_fields) + ")"
@@ -221,7 +222,8 @@ def _build(connection: BaseDatabaseWrapper) -> _Statements:
     )
     return _Statements(lock_sql, lock_tail_sql, tail_sql, [f.attname for f in columns],
                        converters, update_sql, update_fields, insert_sql, row_sql,
-                       insert_fields, update_if_sql, update_if_nowait_sql, typed_row_sql)
+                       insert_fields, update_if_sql, update_if_nowait_sql, typed_row_sql,
+                       f"{insert_into} SELECT * FROM (VALUES ")
 
 
 def _match_field(name: str) -> Field[Any, Any]:
@@ -402,11 +404,9 @@ def change_write_if(match: Match, entries: Sequence[MatchEvent], expected: Expec
         params.append(match.pk)
     for entry in entries:
         params.extend(_insert_values(connection, statements, entry))
-    columns = ", ".join(connection.ops.quote_name(_column(f)) for f in statements.insert_fields)
     sql = (
-        f"WITH updated AS ({update} RETURNING 1) "
-        f"INSERT INTO {connection.ops.quote_name(MatchEvent._meta.db_table)} ({columns}) "
-        f"SELECT * FROM (VALUES {', '.join([statements.typed_row_sql] * len(entries))}) "
+        f"WITH updated AS ({update} RETURNING 1) {statements.insert_select_sql}"
+        f"{', '.join([statements.typed_row_sql] * len(entries))}) "
         f"AS logged WHERE EXISTS (SELECT FROM updated)"
     )
     with connection.cursor() as cursor:

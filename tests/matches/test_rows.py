@@ -18,6 +18,10 @@ from apps.matches import rows, services
 from apps.matches.models import Match, MatchEvent
 
 pytestmark = pytest.mark.django_db(transaction=True)
+row_locks_only = pytest.mark.skipif(
+    not connection.features.has_select_for_update_nowait,
+    reason="row locks are PostgreSQL's (CI's second pass); SQLite never waits",
+)
 
 
 def _columns(instance: Model) -> dict[str, Any]:
@@ -231,13 +235,12 @@ def test_the_lock_statement_is_prepared_on_postgresql(make_table: Any) -> None:
     assert sum("json_agg" in sql for sql in prepared) == 1, prepared
 
 
+@row_locks_only
 def test_a_lock_without_waiting_finds_a_held_match_busy_and_changes_nothing(
     make_table: Any,
 ) -> None:
     """A move process does not wait for a row another process's change holds: the lock
     raises ``MatchBusyError``, and once the holder commits the row locks as usual."""
-    if not connection.features.has_select_for_update_nowait:
-        pytest.skip("row locks are PostgreSQL's (CI's second pass); SQLite never waits")
     table = make_table()
     match_id = table.match.pk
     held, release = threading.Event(), threading.Event()
@@ -271,12 +274,11 @@ def test_a_lock_without_waiting_finds_a_held_match_busy_and_changes_nothing(
         assert rows.match_lock(match_id).match.version == before
 
 
+@row_locks_only
 def test_a_conditional_write_without_waiting_finds_a_held_match_busy(make_table: Any) -> None:
     """A move from the cache in a move process does not wait for a row that another
     transaction holds (a timer re-arming) either: ``MatchBusyError``, nothing written; and
     once the holder commits, the same write goes through."""
-    if not connection.features.has_select_for_update_nowait:
-        pytest.skip("row locks are PostgreSQL's (CI's second pass); SQLite never waits")
     match = make_table().match
     hand = match.hands.get()
     held, release = threading.Event(), threading.Event()
