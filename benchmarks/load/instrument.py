@@ -9,6 +9,11 @@
 - Garbage-collector pauses: full (generation 2) collections, total pause time, and the
   longest pause since the previous read (a stop-the-world pause delays every move in
   flight, so it shows in the latency tail).
+- Slow moves: accepted messages whose ``match_act`` took more than :data:`SLOW_MOVE_MS` of
+  wall time, and how many of those spent most of it waiting for the database (from
+  statement sent to result read), so that a latency tail can be told apart: the database
+  (a commit that waited for the disk), the move's own work, or neither (the delay was
+  outside the move: a busy event loop, a queue, the bots).
 
 ``GET /__bench__/stats`` returns them as JSON. Only :mod:`benchmarks.load.asgi` installs
 this; the platform's own ASGI application has neither the counters nor the endpoint.
@@ -32,6 +37,8 @@ from apps.matches import consumers, movers, services
 from apps.matches.protocol import MatchError
 
 STATS_PATH = "/__bench__/stats"
+SLOW_MOVE_MS = 50.0
+"""A move slower than this (wall time of ``match_act``) is counted as slow."""
 
 _lock = threading.Lock()
 _local = threading.local()
@@ -44,6 +51,8 @@ _stats: dict[str, Any] = {
     "gc_full": 0,
     "gc_ms": 0.0,
     "gc_max_ms": 0.0,
+    "slow_moves": 0,
+    "slow_moves_db": 0,
 }
 _gc_started = [0.0]
 
@@ -62,12 +71,16 @@ def _time_gc(phase: str, info: dict[str, Any]) -> None:
 
 def _count_statement(execute: Callable[..., Any], sql: str, params: Any, many: bool,
                      context: dict[str, Any]) -> Any:
-    if getattr(_local, "statements", None) is not None:
-        _local.statements += 1
-    else:
+    if getattr(_local, "statements", None) is None:
         with _lock:
             _stats["statements_other"] += 1
-    return execute(sql, params, many, context)
+        return execute(sql, params, many, context)
+    _local.statements += 1
+    started = time.perf_counter()
+    try:
+        return execute(sql, params, many, context)
+    finally:
+        _local.sql_seconds += time.perf_counter() - started
 
 
 def _wrap_connection(sender: Any, connection: BaseDatabaseWrapper, **kwargs: Any) -> None:
@@ -80,7 +93,8 @@ def _counted_match_act(original: Callable[..., int]) -> Callable[..., int]:
     # move process resolves the name to its own counted version (install_in_mover).
     @functools.wraps(original)
     def match_act(**kwargs: Any) -> int:
-        _local.statements = 0
+        _local.statements, _local.sql_seconds = 0, 0.0
+        started = time.perf_counter()
         try:
             version = original(**kwargs)
         except MatchError:
@@ -90,9 +104,13 @@ def _counted_match_act(original: Callable[..., int]) -> Callable[..., int]:
             raise
         finally:
             statements, _local.statements = _local.statements, None
+        wall = time.perf_counter() - started
         with _lock:
             _stats["accepted"] += 1
             _stats["statements_per_accepted"][statements] += 1
+            if wall * 1000 > SLOW_MOVE_MS:
+                _stats["slow_moves"] += 1
+                _stats["slow_moves_db"] += _local.sql_seconds > wall / 2
         return version
 
     return match_act
@@ -149,7 +167,7 @@ def _merged(parts: list[dict[str, Any]]) -> dict[str, Any]:
     histogram: Counter[str] = Counter(out["statements_per_accepted"])
     for part in parts[1:]:
         for key in ("accepted", "refused", "statements_other", "health_checks", "gc_full",
-                    "gc_ms"):
+                    "gc_ms", "slow_moves", "slow_moves_db"):
             out[key] += part[key]
         out["gc_max_ms"] = max(out["gc_max_ms"], part["gc_max_ms"])
         histogram.update(part["statements_per_accepted"])

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import argparse
 import math
+import statistics
 from pathlib import Path
 from typing import Any
 
-from .scenario import THINK_WARMUP, Result
+from .scenario import THINK_WARMUP, Result, pooled
 
 BEGIN = "<!-- load-benchmark:begin -->"
 END = "<!-- load-benchmark:end -->"
@@ -32,10 +33,12 @@ def line(r: Result) -> str:
     """One result on one console line."""
     return (
         f"{r.kind:4} p={r.processes} tables={r.tables:3} think={r.think:.1f}s "
+        f"run={r.repeat + 1} "
         f"{r.per_second:8.1f}/s p50={r.percentile(50):7.2f}ms p99={r.percentile(99):7.2f}ms "
         f"app_cpu={r.per_action(r.app_cpu_ms):.2f}ms/act stmts={r.statements} "
         f"health={r.health_checks} gc_full={r.gc_full} gc_max={r.gc_max_ms:.0f}ms "
         f"busy={100 * r.machine_busy:.0f}% load={r.load:.1f} "
+        f"slow_moves={r.slow_moves}({r.slow_moves_db} db) "
         f"startup={r.startup_seconds:.1f}s problems={r.problems}"
     )
 
@@ -44,29 +47,61 @@ def _fmt(value: float, digits: int = 1) -> str:
     return "—" if math.isnan(value) else f"{value:,.{digits}f}"
 
 
-def _find(results: list[Result], kind: str, processes: int, tables: int,
-          think: float = 0.0) -> Result | None:
-    return next((r for r in results if (r.kind, r.processes, r.tables, r.think)
-                 == (kind, processes, tables, think)), None)
+def _runs(results: list[Result], kind: str, processes: int, tables: int,
+          think: float = 0.0) -> list[Result]:
+    """The repeated runs of one measurement, in order."""
+    return sorted((r for r in results if (r.kind, r.processes, r.tables, r.think)
+                   == (kind, processes, tables, think)), key=lambda r: r.repeat)
+
+
+def _measurements(results: list[Result], *, thinking: bool) -> list[tuple[int, int, float]]:
+    """(processes, tables, think) of each game measurement, in the order first run."""
+    keys = [(r.processes, r.tables, r.think) for r in results
+            if r.kind == "game" and (r.think > 0) == thinking]
+    return list(dict.fromkeys(keys))
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def _ratios(results: list[Result], processes: int, tables: int) -> list[float]:
+    """Game ÷ bare of each repeat, each game run against the bare run just before it."""
+    bare = {r.repeat: r for r in _runs(results, "bare", processes, tables)}
+    return [g.per_second / bare[g.repeat].per_second
+            for g in _runs(results, "game", processes, tables)
+            if g.repeat in bare and bare[g.repeat].per_second]
+
+
+def _spread(values: list[float], scale: float = 1.0, digits: int = 0, unit: str = "") -> str:
+    """`` (min–max unit)`` of several runs ("" for one)."""
+    if len(values) < 2:
+        return ""
+    return (f" ({_fmt(scale * min(values), digits)}–{_fmt(scale * max(values), digits)}"
+            f"{unit})")
 
 
 def _throughput_table(results: list[Result]) -> list[str]:
     rows = [
-        "| daphne | tables | game actions/s | bare broadcasts/s | ratio | p50 / p99 ms (game) "
-        "| p50 / p99 ms (bare) | app CPU ms/action | Redis+PG CPU ms/action "
-        "| SQL/action steady (mean) | health checks/action | machine busy (game / bare) "
-        "| load avg (game / bare) | start-up s |",
+        "| daphne | tables | game actions/s | bare broadcasts/s | ratio (range) "
+        "| p50 / p99 ms (game) | p50 / p99 ms (bare) | app CPU ms/action "
+        "| Redis+PG CPU ms/action | SQL/action steady (mean) | health checks/action "
+        "| machine busy (game / bare) | load avg (game / bare) | start-up s |",
         "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
         "| ---: | ---: | ---: |",
     ]
-    for game in (r for r in results if r.kind == "game" and r.think == 0.0):
-        ref = _find(results, "bare", game.processes, game.tables)
-        ratio = game.per_second / ref.per_second if ref and ref.per_second else float("nan")
+    for processes, tables, _ in _measurements(results, thinking=False):
+        games = _runs(results, "game", processes, tables)
+        bares = _runs(results, "bare", processes, tables)
+        game = pooled(games)
+        ref = pooled(bares) if bares else None
+        ratios = _ratios(results, processes, tables)
         bare = (f"{_fmt(ref.percentile(50), 2)} / {_fmt(ref.percentile(99), 2)}"
                 if ref else "—")
         rows.append(
-            f"| {game.processes} | {game.tables} | {_fmt(game.per_second)} "
-            f"| {_fmt(ref.per_second) if ref else '—'} | {_fmt(100 * ratio, 0)}% "
+            f"| {processes} | {tables} | {_fmt(_median([g.per_second for g in games]))} "
+            f"| {_fmt(_median([b.per_second for b in bares]))} "
+            f"| {_fmt(100 * _median(ratios), 0)}%{_spread(ratios, 100, unit=' %')} "
             f"| {_fmt(game.percentile(50), 2)} / {_fmt(game.percentile(99), 2)} | {bare} "
             f"| {_fmt(game.per_action(game.app_cpu_ms), 2)} "
             f"| {_fmt(game.per_action(game.services_cpu_ms), 2)} "
@@ -85,18 +120,25 @@ def _busy(r: Result | None) -> str:
 
 def _think_table(results: list[Result]) -> list[str]:
     rows = [
-        "| daphne | tables | think | actions/s | p50 ms | p99 ms | p99 < 50 ms "
-        "| start-up s | p99 ms during start-up | app CPU ms/action | SQL/action steady (mean) "
+        "| daphne | tables | think | actions/s | p50 ms | p99 ms, median (each run) "
+        "| p99 < 50 ms | slow moves (waiting on the database) | start-up s "
+        "| p99 ms during start-up | app CPU ms/action | SQL/action steady (mean) "
         "| full GCs (longest pause) | machine busy | load avg |",
         "| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: "
-        "| ---: | ---: |",
+        "| ---: | ---: | ---: |",
     ]
-    for r in (r for r in results if r.kind == "game" and r.think > 0):
-        p99 = r.percentile(99)
+    for processes, tables, think in _measurements(results, thinking=True):
+        runs = _runs(results, "game", processes, tables, think)
+        r = pooled(runs)
+        each = [run.percentile(99) for run in runs]
+        p99 = _median(each)
         rows.append(
-            f"| {r.processes} | {r.tables} | {r.think:.0f} s | {_fmt(r.per_second)} "
-            f"| {_fmt(r.percentile(50), 2)} | {_fmt(p99, 2)} "
+            f"| {processes} | {tables} | {think:.0f} s "
+            f"| {_fmt(_median([run.per_second for run in runs]))} "
+            f"| {_fmt(r.percentile(50), 2)} "
+            f"| {_fmt(p99, 2)} ({' / '.join(_fmt(v, 1) for v in each)}) "
             f"| {'yes' if p99 < LATENCY_GOAL_MS else 'no'} "
+            f"| {r.slow_moves} ({r.slow_moves_db}) "
             f"| {_fmt(r.startup_seconds)} | {_fmt(r.percentile(99, warmup=True), 2)} "
             f"| {_fmt(r.per_action(r.app_cpu_ms), 2)} "
             f"| {r.steady_statements} ({_fmt(r.mean_statements, 2)}) "
@@ -107,28 +149,32 @@ def _think_table(results: list[Result]) -> list[str]:
 
 
 def _goals(results: list[Result]) -> list[str]:
-    """Each goal with its measured figures and whether this run met it."""
+    """Each goal with its measured figures and whether this run met it (on the median of
+    the repeated runs)."""
     rows = []
-    for game in (r for r in results if r.kind == "game" and r.think == 0.0):
-        ref = _find(results, "bare", game.processes, game.tables)
-        if ref is None or not ref.per_second:
+    for processes, tables, _ in _measurements(results, thinking=False):
+        ratios = _ratios(results, processes, tables)
+        if not ratios:
             continue
-        ratio = game.per_second / ref.per_second
+        ratio = _median(ratios)
         rows.append(
-            f"- Game ≥ {RATIO_GOAL:.0%} of bare transport, {game.processes} daphne, "
-            f"{game.tables} tables: {_fmt(game.per_second)} vs {_fmt(ref.per_second)}/s = "
-            f"{ratio:.0%}: **{'met' if ratio >= RATIO_GOAL else 'not met'}**"
+            f"- Game ≥ {RATIO_GOAL:.0%} of bare transport, {processes} daphne, "
+            f"{tables} tables: median of {len(ratios)} back-to-back pairs "
+            f"{ratio:.0%}{_spread(ratios, 100, unit=' %')}: "
+            f"**{'met' if ratio >= RATIO_GOAL else 'not met'}**"
         )
-    for r in (r for r in results if r.kind == "game" and r.think > 0):
-        p99 = r.percentile(99)
+    for processes, tables, think in _measurements(results, thinking=True):
+        each = [run.percentile(99) for run in _runs(results, "game", processes, tables, think)]
+        p99 = _median(each)
         rows.append(
-            f"- p99 < {LATENCY_GOAL_MS:.0f} ms at {r.tables} tables, {r.think:.0f} s think, "
-            f"{r.processes} daphne: {_fmt(p99, 1)} ms: "
+            f"- p99 < {LATENCY_GOAL_MS:.0f} ms at {tables} tables, {think:.0f} s think, "
+            f"{processes} daphne: median of {len(each)} runs {_fmt(p99, 1)} ms"
+            f"{_spread(each, digits=1, unit=' ms')}: "
             f"**{'met' if p99 < LATENCY_GOAL_MS else 'not met'}**"
         )
     for processes in sorted({r.processes for r in results if r.kind == "game"}):
-        steady = {r.steady_statements for r in results
-                  if r.kind == "game" and r.processes == processes} - {None}
+        steady = {count for r in results if r.kind == "game" and r.processes == processes
+                  and (count := r.steady_statements) is not None}
         if steady:
             met = max(steady) <= STATEMENTS_GOAL
             rows.append(
@@ -145,16 +191,17 @@ def _problems(results: list[Result]) -> list[str]:
         bad = {k: v for k, v in r.problems.items() if v}
         if bad:
             rows.append(f"- {r.kind}, {r.processes} daphne, {r.tables} tables, think "
-                        f"{r.think:.0f} s: {bad}")
+                        f"{r.think:.0f} s, run {r.repeat + 1}: {bad}")
     return rows or ["- none (no gaps, duplicates, re-snapshots, refusals or stalls)"]
 
 
 def markdown(results: list[Result], memory: dict[str, Any], machine: dict[str, Any],
              args: argparse.Namespace) -> str:
     """The load section of ``docs/benchmarks.md``."""
-    saturated = [r for r in results if r.kind == "game" and r.think == 0.0]
-    best = {p: max((r.per_second for r in saturated if r.processes == p), default=0.0)
-            for p in sorted({r.processes for r in saturated})}
+    best = {p: max((_median([r.per_second for r in _runs(results, "game", p, t)])
+                    for q, t, _ in _measurements(results, thinking=False) if q == p),
+                   default=0.0)
+            for p in sorted({q for q, _, _ in _measurements(results, thinking=False)})}
     lines = [
         BEGIN,
         "# Load benchmark",
@@ -215,13 +262,22 @@ def markdown(results: list[Result], memory: dict[str, Any], machine: dict[str, A
         f"{machine['system']}; Python {machine['python']}",
         f"- PostgreSQL {machine['postgres']}, Redis {machine['redis']}, all on 127.0.0.1; "
         "the bots run on the same machine and share its 2 cores with the servers.",
-        "- Each game figure: one run. First the *start-up*: from the last match started "
-        "until every table has had an action confirmed (every seat's snapshot, every first "
-        "deal; its length is listed as *start-up s*, and the p99 of the actions sent before "
-        f"the window apart). Then {args.warmup:.0f} s warm-up (think-time rows: "
-        f"{THINK_WARMUP:.0f} s) and {args.duration:.0f} s measured (think-time rows: "
-        f"{2 * args.duration:.0f} s). Bare transport: {args.warmup:.0f} s warm-up, then "
-        f"{args.duration:.0f} s.",
+        f"- Each measurement is run {args.repeats} times, and the runs of each table count "
+        "alternate: bare, game, bare, game, … at 1, 10 and 100 tables in turn, then the "
+        "think-time runs. A rate is the median of its runs, a ratio the median of the "
+        "back-to-back pairs (range in brackets), a goal is judged on the median; latency "
+        "percentiles, CPU and SQL per action are over all runs' actions together, except "
+        "the think-time p99, a median of the runs' own. Each game run: first the "
+        "*start-up*, from the last match started until every table has had an action "
+        "confirmed (every seat's snapshot, every first deal; its length is listed as "
+        "*start-up s*, and the p99 of the actions sent before the window apart). Then "
+        f"{args.warmup:.0f} s warm-up (think-time runs: {THINK_WARMUP:.0f} s) and "
+        f"{args.duration:.0f} s measured (think-time runs: {2 * args.duration:.0f} s). "
+        f"Bare transport: {args.warmup:.0f} s warm-up, then {args.duration:.0f} s.",
+        "- Slow moves: accepted messages whose `match_act` took over 50 ms in the server "
+        "(`benchmarks/load/instrument.py`), and in brackets those that spent most of it "
+        "waiting for PostgreSQL: where a think-time tail comes from. A tail with no slow "
+        "moves was spent outside the move (an event loop, a queue, the bots' process).",
         "- The machine is shared: other work (for example another engineer's test suite) may "
         "run at the same time and take CPU from the servers and from the bare reference "
         "alike. Each row lists how busy the whole machine was during its window and the "
@@ -243,7 +299,8 @@ def markdown(results: list[Result], memory: dict[str, Any], machine: dict[str, A
         "",
         "## Scale-out and memory",
         "",
-        *[f"- Game throughput at saturation with {p} daphne: {_fmt(v)} actions/s"
+        *[f"- Game throughput at saturation with {p} daphne (best table count, median of "
+          f"its runs): {_fmt(v)} actions/s"
           for p, v in best.items()],
     ]
     if len(best) == 2 and best.get(1):

@@ -10,7 +10,8 @@ tables with a 1-second think time. After each game measurement the unfinished ma
 dissolved, so their timers do not keep playing them during the next one. Uses a fresh
 database (``--database-url``, default ``bench_load`` on the local PostgreSQL, dropped and
 re-created) and a Redis database of its own (``--redis-url``).
-Bounded: about 7 minutes on a 2-core machine.
+Each measurement runs `--repeats` times (3), alternating bare and game runs; the report
+takes medians. Bounded: about 20 minutes on a 2-core machine.
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--processes", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--tables", type=int, nargs="+", default=list(TABLE_COUNTS))
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="runs of each measurement (the report takes medians)")
     parser.add_argument("--write-docs", action="store_true")
     args = parser.parse_args(argv)
 
@@ -94,7 +97,8 @@ def main(argv: list[str] | None = None) -> None:
     logs = ROOT / "var" / "bench-load" / datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     results: list[scenario.Result] = []
 
-    def record(result: scenario.Result) -> None:
+    def record(result: scenario.Result, repeat: int) -> None:
+        result.repeat = repeat
         results.append(result)
         print(report.line(result), flush=True)
 
@@ -115,12 +119,14 @@ def main(argv: list[str] | None = None) -> None:
     for processes in args.processes:
         servers = Servers.start(processes, env, logs / f"p{processes}")
         try:
-            for count in args.tables:
-                record(scenario.bare(servers, count, warmup=args.warmup,
-                                     duration=args.duration))
-                record(play(servers, count, 0.0, args.warmup, args.duration))
-            record(play(servers, THINK_TABLES, THINK_SECONDS, scenario.THINK_WARMUP,
-                        2 * args.duration))
+            for repeat in range(args.repeats):
+                for count in args.tables:
+                    record(scenario.bare(servers, count, warmup=args.warmup,
+                                         duration=args.duration), repeat)
+                    record(play(servers, count, 0.0, args.warmup, args.duration), repeat)
+            for repeat in range(args.repeats):
+                record(play(servers, THINK_TABLES, THINK_SECONDS, scenario.THINK_WARMUP,
+                            2 * args.duration), repeat)
         finally:
             servers.stop()
     machine = {

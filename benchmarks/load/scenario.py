@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import statistics
 import time
 import uuid
 from collections import Counter
@@ -92,6 +93,12 @@ class Result:
     """Full garbage collections in the daphne processes during the window."""
     gc_max_ms: float = 0.0
     """The longest garbage-collector pause of any daphne process during the window."""
+    slow_moves: int = 0
+    """Accepted messages whose ``match_act`` took over ``instrument.SLOW_MOVE_MS``."""
+    slow_moves_db: int = 0
+    """Those of them that spent most of that time waiting for the database."""
+    repeat: int = 0
+    """Which of the repeated runs of the same measurement this is (0 first)."""
     warmup_latencies_ms: list[float] = field(default_factory=list)
     """Latencies of the actions sent before the window (the tables starting up)."""
     startup_seconds: float = float("nan")
@@ -132,6 +139,31 @@ class Result:
         return sum(k * v for k, v in self.statements.items()) / total if total else float("nan")
 
 
+def pooled(runs: list[Result]) -> Result:
+    """The repeated runs of one measurement as one: their windows, actions, latencies,
+    CPU and counts added up (so rates and per-action figures are over all of them), the
+    machine's busy share, load and start-up as medians."""
+    first = runs[0]
+    out = Result(first.kind, first.processes, first.tables, first.think,
+                 sum(r.seconds for r in runs), sum(r.actions for r in runs),
+                 [lat for r in runs for lat in r.latencies_ms])
+    out.warmup_latencies_ms = [lat for r in runs for lat in r.warmup_latencies_ms]
+    for name in ("app_cpu_ms", "services_cpu_ms", "driver_cpu_ms", "health_checks",
+                 "gc_full", "slow_moves", "slow_moves_db"):
+        setattr(out, name, sum(getattr(r, name) for r in runs))
+    out.gc_max_ms = max(r.gc_max_ms for r in runs)
+    statements: Counter[int] = Counter()
+    problems: Counter[str] = Counter()
+    for r in runs:
+        statements.update(r.statements)
+        problems.update(r.problems)
+    out.statements = dict(sorted(statements.items()))
+    out.problems = dict(problems)
+    for name in ("machine_busy", "load", "startup_seconds"):
+        setattr(out, name, statistics.median(getattr(r, name) for r in runs))
+    return out
+
+
 def _fill_server_figures(result: Result, first: Sample, last: Sample) -> None:
     result.app_cpu_ms = (last.app_cpu - first.app_cpu) * 1000
     result.services_cpu_ms = (last.services_cpu - first.services_cpu) * 1000
@@ -147,6 +179,8 @@ def _fill_server_figures(result: Result, first: Sample, last: Sample) -> None:
         result.health_checks += after["health_checks"] - before["health_checks"]
         result.gc_full += after["gc_full"] - before["gc_full"]
         result.gc_max_ms = max(result.gc_max_ms, after["gc_max_ms"])
+        result.slow_moves += after["slow_moves"] - before["slow_moves"]
+        result.slow_moves_db += after["slow_moves_db"] - before["slow_moves_db"]
     result.statements = {k: v for k, v in sorted(histogram.items()) if v}
 
 
