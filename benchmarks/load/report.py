@@ -9,6 +9,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+from .instrument import SLOW_MOVE_MS
 from .scenario import THINK_WARMUP, Result, pooled
 
 BEGIN = "<!-- load-benchmark:begin -->"
@@ -274,7 +275,8 @@ def markdown(results: list[Result], memory: dict[str, Any], machine: dict[str, A
         f"{args.warmup:.0f} s warm-up (think-time runs: {THINK_WARMUP:.0f} s) and "
         f"{args.duration:.0f} s measured (think-time runs: {2 * args.duration:.0f} s). "
         f"Bare transport: {args.warmup:.0f} s warm-up, then {args.duration:.0f} s.",
-        "- Slow moves: accepted messages whose `match_act` took over 50 ms in the server "
+        "- Slow moves: accepted messages whose `match_act` took over "
+        f"{SLOW_MOVE_MS:.0f} ms in the server "
         "(`benchmarks/load/instrument.py`), and in brackets those that spent most of it "
         "waiting for PostgreSQL: where a think-time tail comes from. A tail with no slow "
         "moves was spent outside the move (an event loop, a queue, the bots' process).",
