@@ -4,7 +4,8 @@ Each bot plays its seat from its own observation: it takes a win whenever one is
 otherwise picks at random among ``observation.me.legal``; between hands it sends
 ``ready_next``. It has at most one message in flight and sends it after ``think``
 seconds. The latency of a message is the time from sending it to receiving the frame
-whose events confirm it (an event of the bot's seat of that type, or its ``decided``).
+whose events confirm it (an event of the bot's seat of that type, its ``decided``, or the
+window the message opened: :data:`OPENS_WINDOW`).
 
 It also checks the stream it receives: every ``update``/``catchup`` must continue from
 the last version seen (``from`` equal to it), never repeat one, and no second snapshot
@@ -36,6 +37,10 @@ CONFIRM_TIMEOUT = 5.0
 """A message not confirmed (nor refused) within this long is given up on."""
 MAX_RETRIES = 3
 """Refused messages retried at one version before waiting for the next frame."""
+OPENS_WINDOW = {"declare": "baogang_panel", "discard": "baogang_panel", "kong": "rob_window"}
+"""An accepted message answered by the window it opens for the bot's seat, not by an event
+of its own type: a 报叫 declaration opens the seat's 报杠 panel (Z20), an added kong the
+others' window to rob it."""
 
 
 def login(port: int, username: str) -> str:
@@ -178,6 +183,8 @@ class Bot:
             await asyncio.sleep(self.think)
         self.retries[version] = self.retries.get(version, 0) + 1
         expect = {message["type"], "decided", "auto"}
+        if message["type"] in OPENS_WINDOW:
+            expect.add(OPENS_WINDOW[message["type"]])
         self.in_flight = _InFlight(time.monotonic(), version, frozenset(expect))
         self.log.sent += 1
         await ws.send(orjson.dumps({**message, "v": version}).decode())
