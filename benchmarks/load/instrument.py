@@ -36,6 +36,8 @@ from django.db.backends.signals import connection_created
 from apps.matches import consumers, movers, services
 from apps.matches.protocol import MatchError
 
+from . import trace
+
 STATS_PATH = "/__bench__/stats"
 SLOW_MOVE_MS = 50.0
 """A move slower than this (wall time of ``match_act``) is counted as slow."""
@@ -126,20 +128,28 @@ def _counted_is_usable(original: Callable[[BaseDatabaseWrapper], bool]) -> Calla
 
 
 def install(*, unlimited_rate: bool) -> None:
-    """Start counting in this process; ``unlimited_rate`` lifts the per-connection limit.
+    """Start counting (and tracing, :mod:`.trace`) in this daphne process;
+    ``unlimited_rate`` lifts the per-connection limit.
 
     The table endpoint allows each connection 10 messages/s (burst 40); a saturating bot
     plays faster than that, so saturation runs lift it to measure capacity, not policy.
     """
-    install_in_mover()
+    _install_counters()
+    trace.install(mover=False)
     if unlimited_rate:
         consumers.TableConsumer.messages_per_second = 1e9
         consumers.TableConsumer.message_burst = 1e9
 
 
 def install_in_mover() -> None:
-    """Start counting statements, health checks and collector pauses in this process
-    (a daphne process, or one of its move processes: ``MOVE_PROCESS_SETUP``)."""
+    """Start counting (and tracing, :mod:`.trace`) in a move process
+    (``MOVE_PROCESS_SETUP``)."""
+    _install_counters()
+    trace.install(mover=True)
+
+
+def _install_counters() -> None:
+    """Count statements, health checks and collector pauses in this process."""
     from django.db.backends.postgresql.base import DatabaseWrapper  # noqa: PLC0415
 
     connection_created.connect(_wrap_connection, dispatch_uid="bench.count_statements")

@@ -331,6 +331,8 @@ def markdown(results: list[Result], memory: dict[str, Any], machine: dict[str, A
         "- Everything: `.venv/bin/python -m benchmarks.load.run --write-docs` (omit "
         "`--write-docs` to only print). Subsets: `--processes 1`, `--tables 1 10`, "
         "`--duration 5 --warmup 2`. Server logs go to `var/bench-load/<timestamp>/`.",
+        "- Where one action's time goes, step by step across the processes (one table, one "
+        "daphne, traced): `.venv/bin/python -m benchmarks.load.trace`.",
         "- Correctness at small scale (2 tables over 2 daphne processes and 2 workers, no "
         "timing asserted): `DATABASE_URL=postgres://postgres@127.0.0.1:5432/test "
         "REDIS_URL=redis://127.0.0.1:6379/0 .venv/bin/python -m pytest "
