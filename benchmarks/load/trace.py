@@ -1,8 +1,9 @@
 """Where one action's time goes: a timestamp at each step, across the processes.
 
-    .venv/bin/python -m benchmarks.load.trace [--tables 1] [--duration 8]
+    .venv/bin/python -m benchmarks.load.trace [--duration 8]
 
-Plays ``--tables`` tables at full speed on one daphne with ``BENCH_TRACE`` set. Every
+Plays one table at full speed on one daphne with ``BENCH_TRACE`` set (at more tables the
+moves of different tables overlap, and none would count). Every
 server process then stamps the steps of each move with ``time.monotonic()``, which all
 processes of the machine share, into a file of its own (:func:`install`):
 
@@ -54,9 +55,9 @@ STEPS = (
     ("confirmed", "the bot has the frame that confirms it"),
 )
 """The steps of one move, in the order they usually come, with what each means."""
-REQUIRED = {step for step, _ in STEPS} - {"sent", "answered"}
-"""The steps an action must show to count. The result's way back to daphne is not on the
-player's path and may come after the confirmation."""
+REQUIRED = {step for step, _ in STEPS} - {"sent", "confirmed", "answered"}
+"""The servers' steps an action must show to count. The result's way back to daphne is not
+on the player's path and may come after the confirmation."""
 
 _out: list[TextIO] = []
 
@@ -143,7 +144,7 @@ def chains(paths: list[Path], sends: list[tuple[float, float]]) -> dict[str, lis
             continue
         seen = _steps_between(stamps[bisect.bisect_left(times, sent):
                                      bisect.bisect_right(times, confirmed)])
-        if seen is None or not REQUIRED - {"confirmed"} <= seen.keys():
+        if seen is None or not seen.keys() >= REQUIRED:
             continue
         seen |= {"sent": sent, "confirmed": confirmed}
         for name, at in seen.items():
@@ -168,7 +169,6 @@ def main(argv: list[str] | None = None) -> None:
     from .run import DEFAULT_DATABASE, DEFAULT_REDIS, fresh_database, setup_django  # noqa: PLC0415
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tables", type=int, default=1)
     parser.add_argument("--duration", type=float, default=8.0, help="measured seconds")
     args = parser.parse_args(argv)
 
@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> None:
     servers = Servers.start(1, env, run_dir)
     try:
         result, bench, players = scenario.game(
-            servers, args.tables, think=0.0, warmup=2.0, duration=args.duration,
+            servers, 1, think=0.0, warmup=2.0, duration=args.duration,
             play_on=True, hands_per_match=16,
         )
         tables.tables_abandon(bench)
@@ -195,7 +195,7 @@ def main(argv: list[str] | None = None) -> None:
         servers.stop()
     sends = [lat for bot in players for lat in bot.log.latencies]
     steps = chains(sorted(run_dir.glob("stamps.*")), sends)
-    print(f"{args.tables} table(s), {result.per_second:.0f} actions/s traced; "
+    print(f"one table, {result.per_second:.0f} actions/s traced; "
           f"{len(steps['sent'])} actions that nothing overlapped; median ms after the send:")
     for step, meaning in STEPS:
         if steps[step]:
