@@ -3,9 +3,9 @@
     .venv/bin/python -m benchmarks.load.trace [--duration 8]
 
 Plays one table at full speed on one daphne with ``BENCH_TRACE`` set (at more tables the
-moves of different tables overlap, and none would count). Every
-server process then stamps the steps of each move with ``time.monotonic()``, which all
-processes of the machine share, into a file of its own (:func:`install`):
+moves of different tables overlap, and none would count). Every server process then
+stamps the steps of each move with ``time.monotonic()``, which all processes of the
+machine share, into a file of its own (:func:`install`):
 
 - daphne: a client message received, handed to the move process, the update received
   from Redis, the seat's frame sent, the move's result back;
