@@ -66,6 +66,18 @@ def setup_django(env: dict[str, str]) -> None:
     call_command("migrate", interactive=False, verbosity=0)
 
 
+def prepare(database: str, redis_url: str, **extra_env: str) -> dict[str, str]:
+    """A fresh database and Redis database, the servers' environment (with ``extra_env``),
+    and this process's Django configured like theirs; returns that environment."""
+    fresh_database(database)
+    redis.Redis.from_url(redis_url).flushdb()
+    env = server_env(database=database, redis=redis_url,
+                     queue=f"bench-{uuid.uuid4().hex[:8]}", unlimited_rate=True)
+    env.update(extra_env)
+    setup_django(env)
+    return env
+
+
 def main(argv: list[str] | None = None) -> None:
     """Parse arguments, run every scenario, print and optionally write the report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -81,12 +93,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     started = time.monotonic()
-    fresh_database(args.database_url)
-    redis.Redis.from_url(args.redis_url).flushdb()
-    queue = f"bench-{uuid.uuid4().hex[:8]}"
-    env = server_env(database=args.database_url, redis=args.redis_url, queue=queue,
-                     unlimited_rate=True)
-    setup_django(env)
+    env = prepare(args.database_url, args.redis_url)
     from . import report, scenario, tables  # noqa: PLC0415  (needs Django set up)
 
     # The bots' process is tuned like the servers: with the default collector settings its

@@ -32,7 +32,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from .processes import ROOT, Servers, server_env
+from .processes import ROOT, Servers
 
 TRACE_ENV = "BENCH_TRACE"
 """The environment variable holding the path prefix of the trace files (unset: no trace)."""
@@ -166,7 +166,7 @@ def _steps_between(stamps: list[tuple[float, str]]) -> dict[str, float] | None:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the traced game and print the median of each step."""
-    from .run import DEFAULT_DATABASE, DEFAULT_REDIS, fresh_database, setup_django  # noqa: PLC0415
+    from .run import DEFAULT_DATABASE, DEFAULT_REDIS, prepare  # noqa: PLC0415
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--duration", type=float, default=8.0, help="measured seconds")
@@ -174,16 +174,9 @@ def main(argv: list[str] | None = None) -> None:
 
     run_dir = ROOT / "var" / "bench-load" / f"trace-{uuid.uuid4().hex[:8]}"
     run_dir.mkdir(parents=True)
-    fresh_database(DEFAULT_DATABASE)
-    env = server_env(database=DEFAULT_DATABASE, redis=DEFAULT_REDIS,
-                     queue=f"bench-{uuid.uuid4().hex[:8]}", unlimited_rate=True)
-    env[TRACE_ENV] = str(run_dir / "stamps")
-    setup_django(env)
-    import redis  # noqa: PLC0415
-
+    env = prepare(DEFAULT_DATABASE, DEFAULT_REDIS, **{TRACE_ENV: str(run_dir / "stamps")})
     from . import scenario, tables  # noqa: PLC0415  (needs Django set up)
 
-    redis.Redis.from_url(DEFAULT_REDIS).flushdb()
     servers = Servers.start(1, env, run_dir)
     try:
         result, bench, players = scenario.game(
