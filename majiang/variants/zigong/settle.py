@@ -70,8 +70,10 @@ def settle(rnd: Round) -> Settlement:
             fan = best_ready_fan(rnd, seat)
             if fan is not None:
                 fans[seat] = fan
+    # Z18: a 报叫 player is exempt from 退税. Z19/Z20 keep such a hand ready, so today the
+    # exemption only guards against a future path that breaks that.
     refunded = (
-        {s for s in active if s not in fans}
+        {s for s in active if s not in fans and not rnd.seats[s].declared}
         if exhausted and rnd.settings["chajiao_tuishui"]
         else set()
     )

@@ -8,6 +8,7 @@ import pytest
 from zigong_support import ZIGONG, A, B, C, act, deal, lines, notes, play_out
 
 from majiang.errors import SettingsError
+from majiang.tiles import parse_tile
 
 # -- Z11: the flat 萝卜 is added on top of 天胡 / 地胡, and 报叫 is +1 fan on a win --------------
 
@@ -167,6 +168,41 @@ def test_Z17_Z18_baojiao_players_kongs_stand_at_liuju() -> None:
         (2, 1, "退税", 2, "Z17"),
         (0, 1, "查叫", 4, "Z18"),
         (2, 1, "查叫", 4, "Z18"),
+    ]
+
+
+def test_Z18_a_baojiao_player_not_ready_at_liuju_keeps_its_kong_money() -> None:
+    """Z18: a 报叫 player "is exempt from 退税". Play cannot reach a 报叫 player who is not
+    ready (see above), so the ended round of that test is edited: seat 1's 678s becomes 679s,
+    which leaves it waiting on nothing. Settled again, seat 2's kong is still refunded, seat
+    1's 暗杠 money stands; without the 报叫 flag the same hand would refund it (Z17)."""
+    rnd = deal(
+        ["5s5s7s7s9s3p3p5p5p7p7p8s2p9p", "111p23p111s23s678s", "6666p2p4p9p9p2s4s5s8s9s"],
+        draws="1p8p",
+        back="9s8s",
+    )
+    act(rnd, "1 declare ticks=1p; 0 discard 2p; 1 kong 1p; 2 kong 6p; 2 discard 8s")
+    play_out(rnd)
+    seat = rnd.seats[1]
+    seat.remove(parse_tile("8s"))
+    seat.add(parse_tile("9s"))
+
+    def refunds() -> list[tuple[int, int, str, int, str]]:
+        settled = rnd.variant.settle(rnd)
+        assert [p["ready"] for p in settled.players] == [False, False, False]
+        return [
+            (x.payer, x.payee, x.category, x.points, x.ruling)
+            for x in settled.lines
+            if x.category == "退税"
+        ]
+
+    assert refunds() == [(2, 0, "退税", 2, "Z17"), (2, 1, "退税", 2, "Z17")]
+    seat.declared = False
+    assert refunds() == [
+        (1, 2, "退税", 2, "Z17"),
+        (1, 0, "退税", 2, "Z17"),
+        (2, 0, "退税", 2, "Z17"),
+        (2, 1, "退税", 2, "Z17"),
     ]
 
 
