@@ -14,11 +14,10 @@ timer are registered with ``transaction.on_commit``.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef
 
 from apps.clubs.models import Room
 from majiang import IllegalActionError
@@ -30,7 +29,6 @@ from .change import (
     MatchChange,
     NeedsLockError,
     timer_due_of,
-    timer_schedule,
 )
 from .frames import epoch_ms
 from .models import Match, MatchEvent, MatchPlayer
@@ -204,11 +202,14 @@ def match_timeout_fire(*, match_id: int, token: int) -> bool:
     decision moved on since it was armed) only does that.
     """
     due = timer_due_of(token)
-    if _rearm_early_fire(match_id, due) is not None:
-        return False
     with transaction.atomic():
-        # A plain lock: this worker's cached entry (if any) is usually far behind; the full
-        # path reads the tail it needs (writer_checkout).
+        live = Match.objects.filter(pk=match_id, timer_due=due, status=Match.Status.PLAYING)
+        if not live.exists():
+            # Superseded, used, or the match is over: nothing is loaded or rebuilt. The
+            # lock below re-checks, since another writer may move on first.
+            return False
+        # A plain lock: most fires only re-arm, and this worker's cached entry (if any) is
+        # usually far behind; the full path reads the tail it needs (writer_checkout).
         locked = rows.match_lock(match_id)
         match = locked.match
         if match.timer_due != due or match.status != Match.Status.PLAYING:
@@ -247,50 +248,11 @@ def _past(change: MatchChange, moment: Any) -> bool:
     return moment is not None and change.now + TIMER_TOLERANCE >= moment
 
 
-def _rearm_early_fire(match_id: int, due: datetime) -> bool | None:
-    """The usual fire, without the row lock: one read and one conditional write.
-
-    Returns ``False`` when the timer is no longer live (superseded, used, or the match is
-    over), and ``True`` when it fired early (the players acted in time; nothing is due and
-    no seat is in 托管) and the next timer is armed. Returns ``None`` when the locked path
-    must decide: something is due, or the row moved between the read and the write.
-
-    Every timer of every table fires this way about once per turn length, so it must not
-    hold up the moves: it takes no lock, and its write applies only if the row still has
-    the version and live timer it read. Every change that could move the next due moment
-    (an action, a vote, 托管 on or off) logs an entry, which bumps the version.
-    """
-    match = (
-        Match.objects.filter(pk=match_id, timer_due=due, status=Match.Status.PLAYING)
-        .annotate(auto_seats=Exists(
-            MatchPlayer.objects.filter(match=OuterRef("pk"), auto_play=True)))
-        .first()
-    )
-    if match is None:
-        return False
-    change = MatchChange(match, [], None, None)
-    if (_past(change, match.deadline) or _vote_expired(change)
-            or (match.stage == Match.Stage.HAND and match.auto_seats)):
-        return None
-    match.timer_due = None
-    next_due = change.arm_timer()
-    if next_due is None:  # nothing to wait for: the spent timer_due tells moves to arm
-        return True
-    written = Match.objects.filter(pk=match_id, version=match.version, timer_due=due).update(
-        timer_due=next_due)
-    if not written:
-        return None
-    # Outside a transaction the write has committed; on_commit runs at once.
-    transaction.on_commit(lambda: timer_schedule(match_id, next_due), robust=True)
-    return True
-
-
 def _rearm_if_nothing_due(match: Match) -> bool:
-    """An early fire on the locked path (its lock-free try, :func:`_rearm_early_fire`, lost
-    a race with a change). When the locked row shows nothing due (deadline, dissolve vote)
-    and no seat in 托管 (whose short delay needs the round), re-arm for the next due moment
-    without loading or rebuilding the round; return whether that was all. ``False`` leaves
-    the fire to the full path."""
+    """The usual fire of a live timer: early, the players having acted in time. When the
+    locked row shows nothing due (deadline, dissolve vote) and no seat in 托管 (whose short
+    delay needs the round), re-arm for the next due moment without loading or rebuilding
+    the round; return whether that was all. ``False`` leaves the fire to the full path."""
     change = MatchChange(match, [], None, None)
     if _past(change, match.deadline) or _vote_expired(change):
         return False
