@@ -8,6 +8,7 @@ import pytest
 from zigong_support import ZIGONG, A, B, C, act, deal, lines, notes, play_out
 
 from majiang.errors import SettingsError
+from majiang.round import Round
 from majiang.tiles import parse_tile
 
 # -- Z11: the flat 萝卜 is added on top of 天胡 / 地胡, and 报叫 is +1 fan on a win --------------
@@ -139,6 +140,19 @@ def test_Z18_baojiao_fan_added_before_the_cap(cap: int, points: int) -> None:
     assert notes(rnd)[0] == f"清碰碰胡: 碰碰胡+1 清一色+2 报叫+1 = 4番{capped}, 2^{fan}={points}"
 
 
+def _baojiao_konger_at_liuju() -> Round:
+    """Seat 1 declares 报叫 ticking 1p and 暗杠s the drawn fourth 1p; seat 2 暗杠s 6p, which
+    leaves it not ready; the hand is then played out to 流局."""
+    rnd = deal(
+        ["5s5s7s7s9s3p3p5p5p7p7p8s2p9p", "111p23p111s23s678s", "6666p2p4p9p9p2s4s5s8s9s"],
+        draws="1p8p",
+        back="9s8s",
+    )
+    act(rnd, "1 declare ticks=1p; 0 discard 2p; 1 kong 1p; 2 kong 6p; 2 discard 8s")
+    play_out(rnd)
+    return rnd
+
+
 def test_Z17_Z18_baojiao_players_kongs_stand_at_liuju() -> None:
     """Z18 "is exempt from 退税". That case cannot arise: after 报叫 every non-winning draw
     is discarded for the player (Z19) and a 报杠 tick that would leave the hand not ready is
@@ -148,14 +162,8 @@ def test_Z17_Z18_baojiao_players_kongs_stand_at_liuju() -> None:
     and keeps that money, while seat 2, whose 6p 暗杠 leaves it not ready, refunds its kong
     to both payers (退税 is on by default), including the 报叫 seat. 查叫 of seat 1: 平胡 0 +
     根 1 (the 1p kong) + 报叫 1 = 2 → 4 from each seat not ready (Z18)."""
-    rnd = deal(
-        ["5s5s7s7s9s3p3p5p5p7p7p8s2p9p", "111p23p111s23s678s", "6666p2p4p9p9p2s4s5s8s9s"],
-        draws="1p8p",
-        back="9s8s",
-    )
-    act(rnd, "1 declare ticks=1p; 0 discard 2p; 1 kong 1p; 2 kong 6p; 2 discard 8s")
+    rnd = _baojiao_konger_at_liuju()
     assert [(m.kind.value, m.tile.code) for m in rnd.seats[1].melds] == [("concealed_kong", "1p")]
-    play_out(rnd)
     assert rnd.seats[1].declared
     assert [p["ready"] for p in rnd.settlement().players] == [False, True, False]
     # Kong payers are listed in turn order after the konger.
@@ -176,13 +184,7 @@ def test_Z18_a_baojiao_player_not_ready_at_liuju_keeps_its_kong_money() -> None:
     ready (see above), so the ended round of that test is edited: seat 1's 678s becomes 679s,
     which leaves it waiting on nothing. Settled again, seat 2's kong is still refunded, seat
     1's 暗杠 money stands; without the 报叫 flag the same hand would refund it (Z17)."""
-    rnd = deal(
-        ["5s5s7s7s9s3p3p5p5p7p7p8s2p9p", "111p23p111s23s678s", "6666p2p4p9p9p2s4s5s8s9s"],
-        draws="1p8p",
-        back="9s8s",
-    )
-    act(rnd, "1 declare ticks=1p; 0 discard 2p; 1 kong 1p; 2 kong 6p; 2 discard 8s")
-    play_out(rnd)
+    rnd = _baojiao_konger_at_liuju()
     seat = rnd.seats[1]
     seat.remove(parse_tile("8s"))
     seat.add(parse_tile("9s"))
