@@ -9,19 +9,19 @@ A move usually needs no lock at all: the process that made the match's last chan
 its state in the cache, row included, so :meth:`MatchChange.from_cache` starts from that,
 and :meth:`MatchChange.save` writes only if the row is still the cached one
 (:func:`apps.matches.rows.change_write_if`; on PostgreSQL one statement, which commits by
-itself). Such a change takes the row lock (:meth:`MatchChange.lock`), in a transaction,
-before it writes anything else (a hand's end, a seat's columns, the ledger), and whenever
-its write finds that a timer re-armed meanwhile. If the row moved on, nothing is written
+itself). The write does not compare the row's live timer, which a timer may have re-armed
+meanwhile: it applies the timer rule to it (:mod:`apps.matches.timers`). Such a change
+takes the row lock (:meth:`MatchChange.lock`), in a transaction, before it writes anything
+else (a hand's end, a seat's columns, the ledger). If the row moved on, nothing is written
 and :class:`NeedsLockError` sends the caller to the locked path. Until a change has the
 lock or has written, any statement is refused (:meth:`MatchChange.unlocked`): what it
 read could be older than the row.
 
 Timers: a match has at most one *live* timer, identified by the moment it is due
-(``Match.timer_due``, to the millisecond). A change publishes a new one only when nothing
-live will fire by the next due moment; a live timer that fires early finds nothing due and
-re-arms itself for the current due moment. So a quick table costs one timer per turn
-length, not one per action. A timer carrying any other due moment is superseded and does
-nothing (:func:`apps.matches.services.match_timeout_fire`).
+(``Match.timer_due``). A change keeps it or arms a new one by the rule of
+:mod:`apps.matches.timers`; a live timer that fires early finds nothing due and re-arms
+itself for the current due moment. A timer carrying any other due moment is superseded and
+does nothing (:func:`apps.matches.services.match_timeout_fire`).
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from majiang import Round
 
 from . import broadcast, frames, rows, state
 from .models import Hand, Match, MatchEvent, MatchPlayer
+from .timers import TimerRule
 
 TIMEOUT_TASK = "matches.timeout"
 """Name of the Celery task defined in :mod:`apps.matches.tasks`."""
@@ -202,21 +203,25 @@ class MatchChange:
             due.append(datetime.fromtimestamp(match.dissolve_vote["deadline"] / 1000, tz=UTC))
         return min(due) if due else None
 
+    def timer_rule(self) -> TimerRule:
+        """The timer this change needs: one that fires by the next due moment (to the
+        millisecond, a timer's identity)."""
+        due = self.next_timer_due()
+        if due is not None:
+            due = due.replace(microsecond=due.microsecond // 1000 * 1000)
+        return TimerRule(self.now, due)
+
     def arm_timer(self) -> datetime | None:
-        """Make sure a timer fires by the next due moment.
+        """Apply the timer rule to the match's live timer (the locked row's).
 
         Returns the due moment of a new timer to publish, now recorded as the live one, or
         ``None`` when nothing is due or the live timer fires no later than needed.
         """
-        due = self.next_timer_due()
-        if due is None:
+        rule = self.timer_rule()
+        if rule.keeps(self.match.timer_due):
             return None
-        due = due.replace(microsecond=due.microsecond // 1000 * 1000)
-        live = self.match.timer_due
-        if live is not None and self.now < live <= due:
-            return None
-        self.match.timer_due = due
-        return due
+        self.match.timer_due = rule.due
+        return rule.due
 
     def save_timer_only(self) -> None:
         """For a change that logged nothing: arm the next timer (only ``timer_due`` is
@@ -237,16 +242,14 @@ class MatchChange:
         match.changed_at = self.now
         if self.new_decision:
             match.decision_version = match.version
-        due = self.arm_timer()
         # Built before the write: a change from the cache commits with it, and what follows
         # a commit must not fail.
         updates = frames.updates_for(self)
         if self.expected is None:
-            rows.change_write(match, self.entries)
-        elif not self._write_if_unchanged():
-            self.lock()  # a timer re-armed (else raises): arm from the row's timer
             due = self.arm_timer()
             rows.change_write(match, self.entries)
+        else:
+            due = self._write_if_unchanged()
         for player in self.players:
             if _player_fields(player) != self.stored[player.seat]:
                 player.save(update_fields=["consecutive_timeouts", "auto_play"])
@@ -259,14 +262,20 @@ class MatchChange:
         if due is not None:
             transaction.on_commit(lambda: timer_schedule(match_id, due), robust=True)
 
-    def _write_if_unchanged(self) -> bool:
-        """Write the change if the row is still the cached one (then it needs no lock)."""
+    def _write_if_unchanged(self) -> datetime | None:
+        """Write a change made from the cache if the row is still the cached one but for
+        its live timer, which the write keeps or replaces (:func:`rows.change_write_if`).
+        Return the due moment of a new timer to publish, or ``None``. Raises
+        :class:`NeedsLockError` if the row moved on (nothing is written)."""
         assert self.expected is not None
         with self._querying_allowed():
-            written = rows.change_write_if(self.match, self.entries, self.expected)
-        if written:
-            self.expected = None
-        return written
+            written = rows.change_write_if(self.match, self.entries, self.expected,
+                                           self.timer_rule())
+        if written is None:
+            raise NeedsLockError(f"match {self.match.pk}: the row moved on since the cache")
+        self.expected = None
+        self.match.timer_due = written.due
+        return written.due if written.armed else None
 
 
 def _player_fields(player: MatchPlayer) -> tuple[int, bool]:

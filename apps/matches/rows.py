@@ -3,36 +3,37 @@
 Lock and read the match row, update it, insert the change's log rows: every change on the
 locked path runs these (the last two as one statement on PostgreSQL, :func:`change_write`).
 A player's move made from the cache runs only the last two, as one statement that writes
-nothing unless the row is still the cached one (:func:`change_write_if`). Building them through
-the ORM (a new ``Query``, compiled anew each time) cost about as much CPU as the rest of the
-move. Here each statement's SQL, and the conversions of each column to and from the
-database, are taken from the models' own metadata the first time a connection needs them,
-so they follow the models, on SQLite and PostgreSQL alike. Values still pass through each
+nothing unless the row is still the cached one but for its live timer, to which it applies
+the timer rule (:func:`change_write_if`). Building them through the ORM (a new ``Query``,
+compiled anew each time) cost about as much CPU as the rest of the move. Here each
+statement's SQL, and the conversions of each column to and from the database, are taken
+from the models' own metadata the first time a connection needs them, so they follow the
+models, on SQLite and PostgreSQL alike. Values still pass through each
 field's ``get_db_prep_save`` and the backend's converters, exactly as the ORM would;
 ``tests/matches/test_rows.py`` checks both against the ORM.
 
-A writer whose cached state is some versions behind (the match's last change was made by
-another process) asks the lock for the log *tail* since its version as well: the same
-statement then also returns those entries' actions and the seats' 托管 columns, so that the
-writer catches its round up without another round trip (:mod:`apps.matches.state`).
+A writer whose cached state is some versions behind asks the lock for the log tail since
+its version as well (:mod:`apps.matches.tail`).
 """
 
 from __future__ import annotations
 
 import copy
-import json
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, OperationalError, connections, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import Field, Model
+from django.db.models import Field
 
-from .models import Match, MatchEvent, MatchPlayer
+from .models import Match, MatchEvent
+from .tail import TAIL_LIMIT, LogTail, tail_columns, tail_of
+from .timers import TimerRule
 
 FROZEN_MATCH_FIELDS = frozenset({"id", "room", "club", "variant", "settings", "hands_total",
                                  "created_at"})
@@ -43,59 +44,6 @@ MUTABLE_MATCH_FIELDS = [
 """The columns a change writes back."""
 
 Converter = Callable[[Any, Any, Any], Any]
-TAIL_LIMIT = 64
-"""Log entries a tail holds at most: an entry further behind is loaded again instead (its
-tail would span hands, which needs that anyway)."""
-
-
-@dataclass(frozen=True, slots=True)
-class TailEntry:
-    """A log entry after the writer's cached version: what catching up needs of it."""
-
-    seq: int
-    kind: str
-    hand_id: int | None
-    action: dict[str, Any] | None
-    """The entry's action (``Action.to_json``), for an ``action`` entry."""
-
-
-@dataclass(frozen=True, slots=True)
-class LogTail:
-    """The log entries with seq above ``since``, in order, and every seat's
-    ``(consecutive_timeouts, auto_play)``, read in one snapshot.
-
-    Under PostgreSQL's read committed, a lock that had to wait returns the row as the
-    transaction it waited for left it, but reads the tail in the snapshot from before the
-    wait: check :meth:`reaches` before trusting it.
-    """
-
-    since: int
-    entries: list[TailEntry]
-    seats: dict[int, tuple[int, bool]]
-
-    def reaches(self, version: int) -> bool:
-        """Whether the entries are exactly ``since + 1 … version`` (and there is at least
-        one: an entry tagged with a later version than the row's is never caught up)."""
-        return self.since < version and (
-            [e.seq for e in self.entries] == list(range(self.since + 1, version + 1))
-        )
-
-    def stays_in(self, hand_id: int) -> bool:
-        """Whether a writer's state of hand ``hand_id`` can follow every entry: actions of
-        that hand, table events, and that hand's end (true of an empty tail). A deal or the
-        match's end cannot be followed."""
-        return all(
-            (e.kind == MatchEvent.Kind.ACTION and e.hand_id == hand_id and e.action is not None)
-            or e.kind == MatchEvent.Kind.TABLE
-            or (e.kind == MatchEvent.Kind.HAND_END and e.hand_id == hand_id)
-            for e in self.entries
-        )
-
-    def ends_hand(self) -> bool:
-        """Whether a hand's end is among the entries (its ``Hand`` row changed)."""
-        return any(e.kind == MatchEvent.Kind.HAND_END for e in self.entries)
-
-
 @dataclass(frozen=True, slots=True)
 class LockedMatch:
     """The locked match row, with the log tail when one was asked for."""
@@ -122,11 +70,15 @@ class _Statements:
     row_sql: str
     insert_fields: list[Field[Any, Any]]
     update_if_sql: str
-    """``update_sql`` that changes the row only if every mutable column still holds what a
-    cached entry holds (extra parameters: those values, in ``update_fields`` order)."""
+    """The update of a change made from the cache: it changes the row only if every
+    mutable column but ``timer_due`` still holds what the cached entry holds (parameters:
+    see :func:`change_write_if`). On PostgreSQL the start of a ``WITH``: the row's live
+    timer, read with the row's lock (``was``), then the update (``updated``), which applies
+    the timer rule to it and returns ``due`` and ``was``."""
     update_if_nowait_sql: str
-    """``update_if_sql`` that fails at once if another transaction holds the row (one more
-    parameter: the id)."""
+    """``update_if_sql`` that fails at once if another transaction holds the row."""
+    timer_sql: str
+    """SQLite: read the row's live timer (parameter: the id)."""
     typed_row_sql: str
     """``row_sql`` with each value cast to its column's type (rows not written straight
     into a table by ``VALUES`` get no types from it)."""
@@ -177,7 +129,7 @@ def _build(connection: BaseDatabaseWrapper) -> _Statements:
     match_pk = f"{match_table}.{quote(Match._meta.pk.column)}"
     where = f" FROM {match_table} WHERE {match_pk} = %s"
     lock_sql = f"SELECT {selected}{where}"
-    tail = _tail_columns(connection, match_pk)
+    tail = tail_columns(connection, match_pk)
     lock_tail_sql = f"SELECT {selected}, {tail}{where}"
     tail_sql = f"SELECT {tail}{where}"
     if connection.features.has_select_for_update:
@@ -202,28 +154,38 @@ def _build(connection: BaseDatabaseWrapper) -> _Statements:
     row_sql = "(" + ", ".join(["%s"] * len(insert_fields)) + ")"
     typed_row_sql = "(" + ", ".join(f"%s::{f.cast_db_type(connection)}"
                                     for f in insert_fields) + ")"
+    compared = [f for f in update_fields if f.name != "timer_due"]
+    timer = quote(_column(_match_field("timer_due")))
+    timer_sql = f"SELECT {timer}{where}"
     if connection.vendor == "postgresql":
-        # One row comparison; the casts type the parameters as the columns.
-        update_if_sql = (
-            f"{update_sql} AND ({', '.join(quote(_column(f)) for f in update_fields)}) "
-            f"IS NOT DISTINCT FROM "
-            f"({', '.join(f'%s::{f.cast_db_type(connection)}' for f in update_fields)})"
+        # Read the live timer with the update's own lock (FOR NO KEY UPDATE, as strong as
+        # the update's and no stronger: a foreign-key check's KEY SHARE does not block it).
+        # It returns the row as any transaction it waited for left it, which the update
+        # then writes. One row comparison; the casts type the parameters as the columns.
+        moment = f"%s::{_match_field('timer_due').cast_db_type(connection)}"
+        sets = ", ".join(
+            f"{quote(f.column)} = CASE WHEN was.due > {moment} AND was.due <= {moment} "
+            f"THEN was.due ELSE COALESCE({moment}, was.due) END" if f.name == "timer_due"
+            else f"{quote(f.column)} = %s" for f in update_fields
         )
+        lock = f"SELECT {timer} AS due{where} FOR NO KEY UPDATE OF {match_table}"
+        update = (
+            f"updated AS (UPDATE {match_table} SET {sets} FROM was "
+            f"WHERE {match_pk} = %s "
+            f"AND ({', '.join(quote(_column(f)) for f in compared)}) IS NOT DISTINCT FROM "
+            f"({', '.join(f'%s::{f.cast_db_type(connection)}' for f in compared)}) "
+            f"RETURNING {match_table}.{timer} AS due, was.due AS was)"
+        )
+        update_if_sql = f"WITH was AS ({lock}), {update}"
+        update_if_nowait_sql = f"WITH was AS ({lock} NOWAIT), {update}"
     else:
-        update_if_sql = update_sql + "".join(f" AND {quote(_column(f))} IS %s"
-                                             for f in update_fields)
-    # Without waiting: lock the row first (an init plan, run before the update looks for
-    # it), failing at once if another transaction holds it. As strong as the update's own
-    # lock and no stronger: a foreign-key check's KEY SHARE does not make it busy.
-    update_if_nowait_sql = (
-        f"{update_if_sql} AND EXISTS (SELECT FROM {match_table} AS held "
-        f"WHERE held.{quote(_column(_match_field('id')))} = %s FOR NO KEY UPDATE NOWAIT)"
-        if connection.features.has_select_for_update_nowait else update_if_sql
-    )
+        update_if_sql = update_if_nowait_sql = update_sql + "".join(
+            f" AND {quote(_column(f))} IS %s" for f in compared
+        )
     return _Statements(lock_sql, lock_tail_sql, tail_sql, [f.attname for f in columns],
                        converters, update_sql, update_fields, insert_sql, row_sql,
-                       insert_fields, update_if_sql, update_if_nowait_sql, typed_row_sql,
-                       f"{insert_into} SELECT * FROM (VALUES ")
+                       insert_fields, update_if_sql, update_if_nowait_sql, timer_sql,
+                       typed_row_sql, f"{insert_into} SELECT * FROM (VALUES ")
 
 
 def _match_field(name: str) -> Field[Any, Any]:
@@ -235,38 +197,6 @@ def _match_field(name: str) -> Field[Any, Any]:
 def _column(found: Field[Any, Any]) -> str:
     assert found.column is not None
     return found.column
-
-
-def _tail_columns(connection: BaseDatabaseWrapper, match_pk: str) -> str:
-    """Two JSON columns: the log entries with seq above the first parameter and up to the
-    second, as ``[seq, kind, hand_id, action]``, and the seats as
-    ``[seat, timeouts, auto_play]``."""
-    quote = connection.ops.quote_name
-
-    def column(model: type[Model], name: str) -> str:
-        found = model._meta.get_field(name)
-        assert isinstance(found, Field) and found.column is not None
-        return quote(found.column)
-
-    payload = column(MatchEvent, "payload")
-    if connection.vendor == "postgresql":
-        agg, array, action = "json_agg", "json_build_array", f"{payload} -> 'action'"
-    else:
-        assert connection.vendor == "sqlite", connection.vendor  # its JSON1 functions
-        agg, array = "json_group_array", "json_array"
-        action = f"json_extract({payload}, '$.action')"
-    entries = ", ".join(column(MatchEvent, n) for n in ("seq", "kind", "hand"))
-    seats = ", ".join(column(MatchPlayer, n) for n in ("seat", "consecutive_timeouts",
-                                                      "auto_play"))
-    return (
-        f"(SELECT {agg}({array}({entries}, {action})) "
-        f"FROM {quote(MatchEvent._meta.db_table)} WHERE {column(MatchEvent, 'match')} = "
-        f"{match_pk} AND {column(MatchEvent, 'seq')} > %s "
-        f"AND {column(MatchEvent, 'seq')} <= %s), "
-        f"(SELECT {agg}({array}({seats})) "
-        f"FROM {quote(MatchPlayer._meta.db_table)} WHERE {column(MatchPlayer, 'match')} = "
-        f"{match_pk})"
-    )
 
 
 def match_lock(match_id: int, *, since: int | None = None) -> LockedMatch:
@@ -301,7 +231,7 @@ def match_lock(match_id: int, *, since: int | None = None) -> LockedMatch:
         for convert in found:
             values[index] = convert(values[index], col, connection)
     match = Match.from_db(connection.alias, statements.lock_names, values)
-    tail = None if since is None else _tail_of(since, row[count], row[count + 1])
+    tail = None if since is None else tail_of(since, row[count], row[count + 1])
     return LockedMatch(match, tail)
 
 
@@ -314,19 +244,7 @@ def log_tail(match_id: int, since: int) -> LogTail:
         row = cursor.fetchone()
     if row is None:
         raise Match.DoesNotExist(f"no match {match_id}")
-    return _tail_of(since, row[0], row[1])
-
-
-def _tail_of(since: int, entries: Any, seats: Any) -> LogTail:
-    """Decode the two JSON columns (text on SQLite, already parsed on PostgreSQL)."""
-    entries = json.loads(entries) if isinstance(entries, str) else entries or []
-    seats = json.loads(seats) if isinstance(seats, str) else seats or []
-    return LogTail(
-        since,
-        sorted((TailEntry(int(seq), kind, hand, action) for seq, kind, hand, action in entries),
-               key=lambda e: e.seq),
-        {int(seat): (int(timeouts), bool(auto)) for seat, timeouts, auto in seats},
-    )
+    return tail_of(since, row[0], row[1])
 
 
 def change_write(match: Match, entries: Sequence[MatchEvent]) -> None:
@@ -354,8 +272,9 @@ class Expected:
 
     Every change bumps the version, and only two writes leave it alone: a timer that
     re-arms (``timer_due``), and a match marked dissolved by a plain update (``status``).
-    Comparing every column also catches a row changed by hand, which must not be written
-    back over.
+    Comparing every other column also catches a row changed by hand, which must not be
+    written back over. ``timer_due`` is not compared: the write applies the timer rule to
+    the row's own (:mod:`apps.matches.timers`).
     """
 
     values: tuple[Any, ...]
@@ -377,37 +296,70 @@ class Expected:
                 if f.name not in but and getattr(row, f.attname) != value]
 
 
-def change_write_if(match: Match, entries: Sequence[MatchEvent], expected: Expected) -> bool:
-    """Write the match and insert the change's log rows only if the row is still as
-    ``expected``; return whether it was (else nothing is written).
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What a conditional write (:func:`change_write_if`) did to the live timer."""
+
+    was: datetime | None
+    """The row's live timer before the write."""
+    due: datetime | None
+    """The live timer the write left (``Match.timer_due``)."""
+
+    @property
+    def armed(self) -> bool:
+        """Whether the write armed a new timer, which must now be published."""
+        return self.due is not None and self.due != self.was
+
+
+def change_write_if(match: Match, entries: Sequence[MatchEvent], expected: Expected,
+                    timer: TimerRule) -> Written | None:
+    """Write the match and insert the change's log rows only if every column but
+    ``timer_due`` is still as ``expected``; the row's live timer is kept or replaced by the
+    timer rule, whatever the cache holds. Return what the write did to the timer, or
+    ``None`` when the row moved on (nothing is written then).
 
     Called outside a transaction: on PostgreSQL it is one statement, which commits by
     itself (the insert follows the update only if that changed the row), so an ordinary
-    move costs one round trip and no ``BEGIN`` or ``COMMIT``. SQLite runs the update, then
-    the insert, in a transaction of its own. Inside :func:`lock_without_waiting`, raises
+    move costs one round trip and no ``BEGIN`` or ``COMMIT``. SQLite reads the timer, then
+    runs the update and the insert, in a transaction of its own (``BEGIN IMMEDIATE``: no
+    other writer in between). Inside :func:`lock_without_waiting`, raises
     :class:`MatchBusyError` (nothing written) if another transaction holds the row.
     """
     connection, statements = _built()
-    params = [*_update_params(connection, statements, match),
-              *(f.get_db_prep_save(value, connection)
-                for f, value in zip(statements.update_fields, expected.values, strict=True))]
+    compared = [f.get_db_prep_save(value, connection) for f, value
+                in zip(statements.update_fields, expected.values, strict=True)
+                if f.name != "timer_due"]
     if connection.vendor != "postgresql":
         with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute(statements.update_if_sql, params)
+            cursor.execute(statements.timer_sql, [match.pk])
+            row = cursor.fetchone()
+            if row is None:
+                return None
+            was = _converted(connection, "timer_due", row[0])
+            match.timer_due = timer.live_after(was)
+            cursor.execute(statements.update_if_sql,
+                           [*_update_params(connection, statements, match), *compared])
             if cursor.rowcount != 1:
-                return False
+                return None
             events_insert(entries)
-            return True
-    update = statements.update_if_sql
-    if _without_waiting.get() and connection.features.has_select_for_update_nowait:
-        update = statements.update_if_nowait_sql
-        params.append(match.pk)
+            return Written(was, match.timer_due)
+    nowait = _without_waiting.get() and connection.features.has_select_for_update_nowait
+    params: list[Any] = [match.pk]
+    for f in statements.update_fields:
+        if f.name == "timer_due":
+            params.extend(f.get_db_prep_save(moment, connection)
+                          for moment in (timer.now, timer.due, timer.due))
+        else:
+            params.append(f.get_db_prep_save(f.pre_save(match, False), connection))
+    params.extend([match.pk, *compared])
     for entry in entries:
         params.extend(_insert_values(connection, statements, entry))
     sql = (
-        f"WITH updated AS ({update} RETURNING 1) {statements.insert_select_sql}"
+        f"{statements.update_if_nowait_sql if nowait else statements.update_if_sql}, "
+        f"logged AS ({statements.insert_select_sql}"
         f"{', '.join([statements.typed_row_sql] * len(entries))}) "
-        f"AS logged WHERE EXISTS (SELECT FROM updated)"
+        f"AS entries WHERE EXISTS (SELECT FROM updated) RETURNING 1) "
+        f"SELECT due, was, (SELECT count(*) FROM logged) FROM updated"
     )
     with connection.cursor() as cursor:
         try:
@@ -416,7 +368,20 @@ def change_write_if(match: Match, entries: Sequence[MatchEvent], expected: Expec
             if getattr(error.__cause__, "sqlstate", None) == LOCK_NOT_AVAILABLE:
                 raise MatchBusyError(f"match {match.pk} is locked by another change") from None
             raise
-        return bool(cursor.rowcount == len(entries))
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    assert row[2] == len(entries), f"match {match.pk}: {row[2]} of {len(entries)} logged"
+    return Written(_converted(connection, "timer_due", row[1]),
+                   _converted(connection, "timer_due", row[0]))
+
+
+def _converted(connection: BaseDatabaseWrapper, name: str, value: Any) -> Any:
+    """A raw value of a match column as the ORM would return it."""
+    col = _match_field(name).get_col(Match._meta.db_table)
+    for convert in connection.ops.get_db_converters(col) + col.get_db_converters(connection):
+        value = convert(value, col, connection)
+    return value
 
 
 def match_write(match: Match) -> None:

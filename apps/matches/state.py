@@ -41,6 +41,7 @@ from majiang.record import apply_recorded
 
 from . import rows as statements
 from .models import Hand, Match, MatchEvent, MatchPlayer
+from .tail import TAIL_LIMIT, LogTail
 
 
 @dataclass(slots=True)
@@ -168,13 +169,13 @@ def writer_changed_elsewhere(match_id: int) -> None:
 
 
 def _caught_up(
-    match: Match, cached: tuple[int, WriterState], tail: statements.LogTail | None,
+    match: Match, cached: tuple[int, WriterState], tail: LogTail | None,
 ) -> WriterState | None:
     """The cached entry brought to ``match.version`` by the log tail (``tail``, or read
     now), or ``None`` when the tail leaves the entry's hand (load everything instead)."""
     since, entry = cached
     hand, rnd = entry.hand, entry.rnd
-    if hand is None or rnd is None or match.version - since > statements.TAIL_LIMIT:
+    if hand is None or rnd is None or match.version - since > TAIL_LIMIT:
         return None
     if tail is None or (tail.stays_in(hand.pk) and not tail.reaches(match.version)):
         # Locked without a tail (a timer), or the lock waited for another writer whose

@@ -8,6 +8,7 @@ import logging
 import pickle
 from datetime import timedelta
 from typing import Any
+from unittest import mock
 
 import pytest
 from django.db import connection
@@ -108,22 +109,40 @@ def test_a_move_the_stale_entry_refuses_is_decided_from_the_row(make_table: Any)
 
 def test_a_timer_rearmed_since_the_cache_is_kept_and_the_move_written(make_table: Any) -> None:
     """A timer that fired early re-arms without a new version (``timer_due`` only). The
-    write from the cache finds the other timer and writes nothing; the move then takes the
-    lock and the row's timer, which still fires by the new deadline, so it stays the live
-    one instead of the cached (used) one. Not a change elsewhere: the match stays on the
-    fast path."""
+    write from the cache does not compare the timer: the row's, which still fires by the
+    new deadline, stays the live one instead of the cached (used) one, no new timer is
+    published, and the move costs its usual statements."""
     table = make_table()
     match_id = table.match.pk
     _move(table)
     rearmed = (timezone.now() + timedelta(seconds=5)).replace(microsecond=0)
     Match.objects.filter(pk=match_id).update(timer_due=rearmed)
     version = Match.objects.get(pk=match_id).version
-    assert _move(table) == 1 + LOCKED  # the update that found the timer, the lock, the write
+    with mock.patch("apps.matches.change.timer_schedule") as schedule:
+        assert _move(table) == MOVE
+    schedule.assert_not_called()
     stored = Match.objects.get(pk=match_id)
     assert (stored.version, stored.timer_due) == (version + 1, rearmed)
     assert match_id not in state._changed_elsewhere
     _assert_cache_is_the_log(match_id)
     assert _move(table) == MOVE
+
+
+def test_a_timer_used_up_since_the_cache_is_replaced_and_published(make_table: Any) -> None:
+    """Since the cache, the row's live timer was used up (here: none is live): the write
+    from the cache arms one for the next deadline and publishes exactly that one, whatever
+    timer the cache holds."""
+    table = make_table()
+    match_id = table.match.pk
+    _move(table)
+    Match.objects.filter(pk=match_id).update(timer_due=None)
+    with mock.patch("apps.matches.change.timer_schedule") as schedule:
+        assert _move(table) == MOVE
+    stored = Match.objects.get(pk=match_id)
+    assert stored.deadline is not None and stored.timer_due == stored.deadline.replace(
+        microsecond=stored.deadline.microsecond // 1000 * 1000)
+    schedule.assert_called_once_with(match_id, stored.timer_due)
+    _assert_cache_is_the_log(match_id)
 
 
 def test_a_match_dissolved_outright_is_not_written_back(make_table: Any) -> None:

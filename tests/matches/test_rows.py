@@ -5,6 +5,7 @@ pass)."""
 from __future__ import annotations
 
 import threading
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -16,6 +17,8 @@ from django.utils import timezone
 
 from apps.matches import rows, services
 from apps.matches.models import Match, MatchEvent
+from apps.matches.tail import TailEntry
+from apps.matches.timers import TimerRule
 
 pytestmark = pytest.mark.django_db(transaction=True)
 row_locks_only = pytest.mark.skipif(
@@ -122,6 +125,11 @@ def test_change_write_of_a_missing_row_fails_and_logs_nothing(make_table: Any) -
     assert not MatchEvent.objects.filter(seq=locked.version + 1, match_id=match.pk).exists()
 
 
+def _keeping(match: Match) -> TimerRule:
+    """A timer rule that keeps ``match``'s live timer (due by then, or nothing due)."""
+    return TimerRule(timezone.now(), match.timer_due)
+
+
 def _change_of(match: Match, hand: Any, count: int) -> list[MatchEvent]:
     """``count`` log rows after the match's version (the version bumped to the last)."""
     entries = [
@@ -146,10 +154,12 @@ def test_a_conditional_write_of_an_unchanged_row_stores_it_in_one_statement_on_p
     entries = _change_of(cached, hand, 2)
     cached.totals = [1, -1, 2, -2]
     with CaptureQueriesContext(connection) as queries:
-        assert rows.change_write_if(cached, entries, expected) is True
+        written = rows.change_write_if(cached, entries, expected, _keeping(cached))
+    assert written == rows.Written(cached.timer_due, cached.timer_due)
     statements = [q["sql"] for q in queries.captured_queries
                   if not q["sql"].startswith(("BEGIN", "COMMIT"))]
-    assert len(statements) == (1 if connection.vendor == "postgresql" else 2)
+    # SQLite: read the timer, update, insert.
+    assert len(statements) == (1 if connection.vendor == "postgresql" else 3)
     stored = Match.objects.get(pk=match.pk)
     assert _columns(stored) == _columns(cached)
     logged = MatchEvent.objects.filter(match=match, seq__gt=match.version).order_by("seq")
@@ -159,28 +169,104 @@ def test_a_conditional_write_of_an_unchanged_row_stores_it_in_one_statement_on_p
     assert all(e.created_at is not None for e in logged)
 
 
-@pytest.mark.parametrize("moved", ["version", "status", "timer_due", "totals", "deadline"])
+@pytest.mark.parametrize("moved", ["version", "status", "totals", "deadline"])
 def test_a_conditional_write_of_a_row_that_moved_on_writes_nothing(
     make_table: Any, moved: str,
 ) -> None:
     """The row changed since the cache (another writer's version, a match dissolved
-    outright, a timer re-armed, a total or a deadline fixed by hand): neither the row nor
-    the log is written."""
+    outright, a total or a deadline fixed by hand): neither the row nor the log is
+    written."""
     match = make_table("zigong").match
     hand = match.hands.get()
     cached = Match.objects.get(pk=match.pk)
     expected = rows.Expected.of(cached)
     changed = {"version": match.version + 5, "status": Match.Status.DISSOLVED,
-               "timer_due": timezone.now() + timedelta(seconds=3),
                "totals": [10, -10, 0, 0],
                "deadline": timezone.now() + timedelta(seconds=30)}[moved]
     Match.objects.filter(pk=match.pk).update(**{moved: changed})
     before = _columns(Match.objects.get(pk=match.pk))
     entries = _change_of(cached, hand, 1)
     cached.totals = [5, -5, 0, 0]
-    assert rows.change_write_if(cached, entries, expected) is False
+    assert rows.change_write_if(cached, entries, expected, _keeping(cached)) is None
     assert _columns(Match.objects.get(pk=match.pk)) == before
     assert not MatchEvent.objects.filter(match=match, seq__gt=match.version).exists()
+
+
+_S = timedelta(seconds=1)
+
+
+@pytest.mark.parametrize(("row_live", "due", "after", "armed"), [
+    (3 * _S, 15 * _S, 3 * _S, False),  # fires by the next due moment: kept
+    (15 * _S, 15 * _S, 15 * _S, False),  # fires exactly then: kept
+    (-1 * _S, 15 * _S, 15 * _S, True),  # already due (used, or late): a new one
+    (30 * _S, 15 * _S, 15 * _S, True),  # too late for the next due moment: a new one
+    (None, 15 * _S, 15 * _S, True),  # none live: a new one
+    (3 * _S, None, 3 * _S, False),  # nothing due: the live one stays
+    (None, None, None, False),
+])
+def test_a_conditional_write_applies_the_timer_rule_to_the_rows_own_timer(
+    make_table: Any, row_live: timedelta | None, due: timedelta | None,
+    after: timedelta | None, armed: bool,
+) -> None:
+    """The row's live timer is not compared (a timer re-arms without a new version): the
+    write keeps it if it fires after now and by the next due moment, else writes that
+    moment, whatever timer the cache holds; and says which, so that only a new timer is
+    published."""
+    match = make_table("duyun").match
+    hand = match.hands.get()
+    now = timezone.now().replace(microsecond=0)
+    cached = Match.objects.get(pk=match.pk)
+    cached.timer_due = now + 7 * _S  # the cache's, never the row's here
+    expected = rows.Expected.of(cached)
+    moment = {None: None} | {d: now + d for d in (3 * _S, 15 * _S, -1 * _S, 30 * _S)}
+    Match.objects.filter(pk=match.pk).update(timer_due=moment[row_live])
+    written = rows.change_write_if(cached, _change_of(cached, hand, 1), expected,
+                                   TimerRule(now, moment[due]))
+    assert written == rows.Written(moment[row_live], moment[after])
+    assert written.armed is armed
+    assert Match.objects.get(pk=match.pk).timer_due == moment[after]
+    assert Match.objects.get(pk=match.pk).version == cached.version
+
+
+@row_locks_only
+@pytest.mark.parametrize("rearmed_in", [3, 30])
+def test_a_conditional_write_that_waited_for_a_rearm_applies_the_rule_to_the_new_timer(
+    make_table: Any, rearmed_in: int,
+) -> None:
+    """A timer re-arms (another transaction, holding the row) while a move's write waits
+    for the row: the write reads the timer that transaction committed, not the one before
+    it, and keeps it or replaces it by the rule."""
+    match = make_table().match
+    hand = match.hands.get()
+    now = timezone.now().replace(microsecond=0)
+    rearmed = now + timedelta(seconds=rearmed_in)
+    held, writing = threading.Event(), threading.Event()
+
+    def rearm() -> None:
+        try:
+            with transaction.atomic():
+                rows.match_lock(match.pk)
+                held.set()
+                writing.wait(10)
+                Match.objects.filter(pk=match.pk).update(timer_due=rearmed)
+                time.sleep(0.3)  # the write below is waiting for the row by now
+        finally:
+            connection.close()
+
+    cached = Match.objects.get(pk=match.pk)
+    expected = rows.Expected.of(cached)
+    holder = threading.Thread(target=rearm)
+    holder.start()
+    try:
+        assert held.wait(10)
+        writing.set()
+        written = rows.change_write_if(cached, _change_of(cached, hand, 1), expected,
+                                       TimerRule(now, now + 15 * _S))
+    finally:
+        holder.join(10)
+    assert written is not None and written.was == rearmed
+    assert written.due == (rearmed if rearmed_in <= 15 else now + 15 * _S)
+    assert Match.objects.get(pk=match.pk).timer_due == written.due
 
 
 def test_the_lock_with_a_tail_reads_the_log_after_a_version_and_the_seats(
@@ -208,8 +294,8 @@ def test_the_lock_with_a_tail_reads_the_log_after_a_version_and_the_seats(
     tail = locked.tail
     assert tail is not None and tail.since == match.version
     assert tail.entries == [
-        rows.TailEntry(match.version + 1, "action", hand.pk, action),
-        rows.TailEntry(match.version + 2, "table", None, None),
+        TailEntry(match.version + 1, "action", hand.pk, action),
+        TailEntry(match.version + 2, "table", None, None),
     ]
     assert tail.seats == {0: (0, False), 1: (0, False), 2: (1, True), 3: (0, False)}
     assert tail.reaches(match.version + 2) and not tail.reaches(match.version + 3)
@@ -300,12 +386,12 @@ def test_a_conditional_write_without_waiting_finds_a_held_match_busy(make_table:
     try:
         assert held.wait(10)
         with rows.lock_without_waiting(), pytest.raises(rows.MatchBusyError):
-            rows.change_write_if(cached, entries, expected)
+            rows.change_write_if(cached, entries, expected, _keeping(cached))
         assert Match.objects.get(pk=match.pk).version == match.version
         assert not MatchEvent.objects.filter(match=match, seq__gt=match.version).exists()
     finally:
         release.set()
         holder.join(10)
     with rows.lock_without_waiting():
-        assert rows.change_write_if(cached, entries, expected) is True
+        assert rows.change_write_if(cached, entries, expected, _keeping(cached)) is not None
     assert Match.objects.get(pk=match.pk).version == match.version + 1

@@ -2,7 +2,7 @@
 
 A move by the process that made the previous change is made from its cached entry without
 the row lock and costs :data:`MOVE` statements: the write, which checks that the row is
-still the cached one (one statement on PostgreSQL, two on SQLite:
+still the cached one (one statement on PostgreSQL, three on SQLite:
 ``rows.change_write_if``). A change made on the locked path costs :data:`LOCKED`: lock and
 read the row, then write it (``rows.change_write``).
 
@@ -34,10 +34,12 @@ from apps.matches.change import timer_token
 from apps.matches.models import Match, MatchPlayer
 
 pytestmark = pytest.mark.django_db(transaction=True)
-MOVE = 1 if connection.vendor == "postgresql" else 2
-"""Statements of an ordinary move by the writer that made the previous change."""
-LOCKED = MOVE + 1
-"""Statements of an ordinary move on the locked path: the lock, then the write."""
+MOVE = 1 if connection.vendor == "postgresql" else 3
+"""Statements of an ordinary move by the writer that made the previous change (SQLite: read
+the live timer, update, insert)."""
+LOCKED = 2 if connection.vendor == "postgresql" else 3
+"""Statements of an ordinary move on the locked path: the lock, then the write (SQLite:
+update, then insert)."""
 _rebuild = state.round_rebuild
 """Picks the moves, apart from the cache (and from tests that forbid the writer to rebuild)."""
 
