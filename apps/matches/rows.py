@@ -164,9 +164,9 @@ def _build(connection: BaseDatabaseWrapper) -> _Statements:
         # then writes. One row comparison; the casts type the parameters as the columns.
         moment = f"%s::{_match_field('timer_due').cast_db_type(connection)}"
         sets = ", ".join(
-            f"{quote(f.column)} = CASE WHEN was.due > {moment} AND was.due <= {moment} "
+            f"{timer} = CASE WHEN was.due > {moment} AND was.due <= {moment} "
             f"THEN was.due ELSE COALESCE({moment}, was.due) END" if f.name == "timer_due"
-            else f"{quote(f.column)} = %s" for f in update_fields
+            else f"{quote(_column(f))} = %s" for f in update_fields
         )
         lock = f"SELECT {timer} AS due{where} FOR NO KEY UPDATE OF {match_table}"
         update = (
