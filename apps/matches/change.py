@@ -9,8 +9,8 @@ A move usually needs no lock at all: the process that made the match's last chan
 its state in the cache, row included, so :meth:`MatchChange.from_cache` starts from that,
 and :meth:`MatchChange.save` writes only if the row is still the cached one
 (:func:`apps.matches.rows.change_write_if`; on PostgreSQL one statement, which commits by
-itself). The write does not compare the row's live timer, which a timer may have re-armed
-meanwhile: it applies the timer rule to it (:mod:`apps.matches.timers`). Such a change
+itself). A timer that re-armed meanwhile does not send it there: the write then applies
+the timer rule to the row's own timer (:mod:`apps.matches.timers`). Such a change
 takes the row lock (:meth:`MatchChange.lock`), in a transaction, before it writes anything
 else (a hand's end, a seat's columns, the ledger). If the row moved on, nothing is written
 and :class:`NeedsLockError` sends the caller to the locked path. Until a change has the

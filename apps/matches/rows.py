@@ -3,14 +3,14 @@
 Lock and read the match row, update it, insert the change's log rows: every change on the
 locked path runs these (the last two as one statement on PostgreSQL, :func:`change_write`).
 A player's move made from the cache runs only the last two, as one statement that writes
-nothing unless the row is still the cached one but for its live timer, to which it applies
-the timer rule (:func:`change_write_if`). Building them through the ORM (a new ``Query``,
-compiled anew each time) cost about as much CPU as the rest of the move. Here each
-statement's SQL, and the conversions of each column to and from the database, are taken
-from the models' own metadata the first time a connection needs them, so they follow the
-models, on SQLite and PostgreSQL alike. Values still pass through each
-field's ``get_db_prep_save`` and the backend's converters, exactly as the ORM would;
-``tests/matches/test_rows.py`` checks both against the ORM.
+nothing unless the row is still the cached one; a row whose live timer alone moved on is
+written by a second statement that applies the timer rule to it (:func:`change_write_if`).
+Building them through the ORM (a new ``Query``, compiled anew each time) cost about as
+much CPU as the rest of the move. Here each statement's SQL, and the conversions of each
+column to and from the database, are taken from the models' own metadata the first time
+a connection needs them, so they follow the models, on SQLite and PostgreSQL alike.
+Values still pass through each field's ``get_db_prep_save`` and the backend's converters,
+exactly as the ORM would; ``tests/matches/test_rows.py`` checks both against the ORM.
 
 A writer whose cached state is some versions behind asks the lock for the log tail since
 its version as well (:mod:`apps.matches.tail`).
@@ -69,14 +69,21 @@ class _Statements:
     """Up to ``VALUES``; each row adds ``row_sql``."""
     row_sql: str
     insert_fields: list[Field[Any, Any]]
-    update_if_sql: str
-    """The update of a change made from the cache: it changes the row only if every
-    mutable column but ``timer_due`` still holds what the cached entry holds (parameters:
-    see :func:`change_write_if`). On PostgreSQL the start of a ``WITH``: the row's live
-    timer, read with the row's lock (``was``), then the update (``updated``), which applies
-    the timer rule to it and returns ``due`` and ``was``."""
-    update_if_nowait_sql: str
-    """``update_if_sql`` that fails at once if another transaction holds the row."""
+    update_same_sql: str
+    """PostgreSQL: ``update_sql`` that changes the row only if every mutable column, the
+    live timer included, still holds what the cached entry holds (extra parameters: those
+    values, in ``update_fields`` order)."""
+    update_same_nowait_sql: str
+    """``update_same_sql`` that fails at once if another transaction holds the row (one
+    more parameter: the id)."""
+    update_rule_sql: str
+    """The update of a change made from the cache that applies the timer rule to the row's
+    own live timer: it changes the row only if every mutable column but ``timer_due``
+    still holds what the cached entry holds (parameters: see :func:`_write_by_rule`). On
+    PostgreSQL the start of a ``WITH``: the row's live timer, read with the row's lock
+    (``was``), then the update (``updated``), which returns ``due`` and ``was``."""
+    update_rule_nowait_sql: str
+    """``update_rule_sql`` that fails at once if another transaction holds the row."""
     timer_sql: str
     """SQLite: read the row's live timer (parameter: the id)."""
     typed_row_sql: str
@@ -158,10 +165,23 @@ def _build(connection: BaseDatabaseWrapper) -> _Statements:
     timer = quote(_column(_match_field("timer_due")))
     timer_sql = f"SELECT {timer}{where}"
     if connection.vendor == "postgresql":
-        # Read the live timer with the update's own lock (FOR NO KEY UPDATE, as strong as
-        # the update's and no stronger: a foreign-key check's KEY SHARE does not block it).
-        # It returns the row as any transaction it waited for left it, which the update
-        # then writes. One row comparison; the casts type the parameters as the columns.
+        # One row comparison; the casts type the parameters as the columns.
+        def same(fields: list[Field[Any, Any]]) -> str:
+            return (f"({', '.join(quote(_column(f)) for f in fields)}) IS NOT DISTINCT FROM "
+                    f"({', '.join(f'%s::{f.cast_db_type(connection)}' for f in fields)})")
+
+        update_same_sql = f"{update_sql} AND {same(update_fields)}"
+        # Without waiting: lock the row first (an init plan, run before the update looks
+        # for it), failing at once if another transaction holds it. As strong as the
+        # update's own lock and no stronger: a foreign-key check's KEY SHARE does not make
+        # it busy.
+        update_same_nowait_sql = (
+            f"{update_same_sql} AND EXISTS (SELECT FROM {match_table} AS held "
+            f"WHERE held.{quote(_column(_match_field('id')))} = %s "
+            f"FOR NO KEY UPDATE NOWAIT)"
+        )
+        # Read the live timer with the update's own lock, which returns the row as any
+        # transaction it waited for left it; the update then writes that row.
         moment = f"%s::{_match_field('timer_due').cast_db_type(connection)}"
         sets = ", ".join(
             f"{timer} = CASE WHEN was.due > {moment} AND was.due <= {moment} "
@@ -171,21 +191,21 @@ def _build(connection: BaseDatabaseWrapper) -> _Statements:
         lock = f"SELECT {timer} AS due{where} FOR NO KEY UPDATE OF {match_table}"
         update = (
             f"updated AS (UPDATE {match_table} SET {sets} FROM was "
-            f"WHERE {match_pk} = %s "
-            f"AND ({', '.join(quote(_column(f)) for f in compared)}) IS NOT DISTINCT FROM "
-            f"({', '.join(f'%s::{f.cast_db_type(connection)}' for f in compared)}) "
+            f"WHERE {match_pk} = %s AND {same(compared)} "
             f"RETURNING {match_table}.{timer} AS due, was.due AS was)"
         )
-        update_if_sql = f"WITH was AS ({lock}), {update}"
-        update_if_nowait_sql = f"WITH was AS ({lock} NOWAIT), {update}"
+        update_rule_sql = f"WITH was AS ({lock}), {update}"
+        update_rule_nowait_sql = f"WITH was AS ({lock} NOWAIT), {update}"
     else:
-        update_if_sql = update_if_nowait_sql = update_sql + "".join(
+        update_same_sql = update_same_nowait_sql = ""  # SQLite writes by the rule alone
+        update_rule_sql = update_rule_nowait_sql = update_sql + "".join(
             f" AND {quote(_column(f))} IS %s" for f in compared
         )
     return _Statements(lock_sql, lock_tail_sql, tail_sql, [f.attname for f in columns],
                        converters, update_sql, update_fields, insert_sql, row_sql,
-                       insert_fields, update_if_sql, update_if_nowait_sql, timer_sql,
-                       typed_row_sql, f"{insert_into} SELECT * FROM (VALUES ")
+                       insert_fields, update_same_sql, update_same_nowait_sql,
+                       update_rule_sql, update_rule_nowait_sql, timer_sql, typed_row_sql,
+                       f"{insert_into} SELECT * FROM (VALUES ")
 
 
 def _match_field(name: str) -> Field[Any, Any]:
@@ -272,9 +292,9 @@ class Expected:
 
     Every change bumps the version, and only two writes leave it alone: a timer that
     re-arms (``timer_due``), and a match marked dissolved by a plain update (``status``).
-    Comparing every other column also catches a row changed by hand, which must not be
-    written back over. ``timer_due`` is not compared: the write applies the timer rule to
-    the row's own (:mod:`apps.matches.timers`).
+    Comparing every column also catches a row changed by hand, which must not be written
+    back over. A write that finds only ``timer_due`` moved on is not refused: it applies
+    the timer rule to the row's own (:func:`change_write_if`, :mod:`apps.matches.timers`).
     """
 
     values: tuple[Any, ...]
@@ -287,6 +307,12 @@ class Expected:
         return cls(tuple(copy.deepcopy(getattr(match, f.attname)) if f.get_internal_type()
                          == "JSONField" else getattr(match, f.attname)
                          for f in statements.update_fields))
+
+    @property
+    def timer_due(self) -> datetime | None:
+        """The cached row's live timer."""
+        value: datetime | None = self.values[MUTABLE_MATCH_FIELDS.index("timer_due")]
+        return value
 
     def differs(self, row: Match, *, but: frozenset[str] = frozenset()) -> list[str]:
         """The names of the mutable columns where ``row`` holds something else, except
@@ -318,32 +344,61 @@ def change_write_if(match: Match, entries: Sequence[MatchEvent], expected: Expec
     timer rule, whatever the cache holds. Return what the write did to the timer, or
     ``None`` when the row moved on (nothing is written then).
 
-    Called outside a transaction: on PostgreSQL it is one statement, which commits by
-    itself (the insert follows the update only if that changed the row), so an ordinary
-    move costs one round trip and no ``BEGIN`` or ``COMMIT``. SQLite reads the timer, then
-    runs the update and the insert, in a transaction of its own (``BEGIN IMMEDIATE``: no
-    other writer in between). Inside :func:`lock_without_waiting`, raises
+    Called outside a transaction. On PostgreSQL each try is one statement, which commits
+    by itself (the insert follows the update only if that changed the row), so an
+    ordinary move costs one round trip and no ``BEGIN`` or ``COMMIT``. The first try
+    applies the rule to the cached timer and writes only if the whole row is still the
+    cached one, the cheaper statement. If it is not, and the cached timer was due by now
+    (only a timer that fired re-arms), a second try applies the rule to the row's own
+    timer (:func:`_write_by_rule`). Inside :func:`lock_without_waiting`, raises
     :class:`MatchBusyError` (nothing written) if another transaction holds the row.
+    SQLite reads the timer, then runs the update and the insert, in a transaction of its
+    own (``BEGIN IMMEDIATE``: no other writer in between).
     """
     connection, statements = _built()
-    compared = [f.get_db_prep_save(value, connection) for f, value
-                in zip(statements.update_fields, expected.values, strict=True)
-                if f.name != "timer_due"]
     if connection.vendor != "postgresql":
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(statements.timer_sql, [match.pk])
             row = cursor.fetchone()
             if row is None:
                 return None
-            was = _converted(connection, "timer_due", row[0])
+            was, live = _converted(connection, "timer_due", row[0]), expected.timer_due
+            if was != live and live is not None and live > timer.now:
+                return None  # as on PostgreSQL: a timer that has not fired never re-arms
             match.timer_due = timer.live_after(was)
-            cursor.execute(statements.update_if_sql,
-                           [*_update_params(connection, statements, match), *compared])
+            cursor.execute(statements.update_rule_sql,
+                           [*_update_params(connection, statements, match),
+                            *_compared_params(connection, statements, expected)])
             if cursor.rowcount != 1:
                 return None
             events_insert(entries)
             return Written(was, match.timer_due)
     nowait = _without_waiting.get() and connection.features.has_select_for_update_nowait
+    inserts = [value for entry in entries
+               for value in _insert_values(connection, statements, entry)]
+    live = expected.timer_due
+    match.timer_due = timer.live_after(live)
+    params = [*_update_params(connection, statements, match),
+              *(f.get_db_prep_save(value, connection)
+                for f, value in zip(statements.update_fields, expected.values, strict=True))]
+    if nowait:
+        params.append(match.pk)
+    update = statements.update_same_nowait_sql if nowait else statements.update_same_sql
+    sql = (f"WITH updated AS ({update} RETURNING 1) {_logged_select(statements, entries)} "
+           f"AS entries WHERE EXISTS (SELECT FROM updated)")
+    written, _ = _execute(sql, [*params, *inserts], match, fetch=False)
+    if written == len(entries):
+        return Written(live, match.timer_due)
+    if live is not None and live > timer.now:
+        return None  # the cached timer has not fired, so it cannot have re-armed: moved on
+    return _write_by_rule(match, entries, expected, timer, inserts, nowait=nowait)
+
+
+def _write_by_rule(match: Match, entries: Sequence[MatchEvent], expected: Expected,
+                   timer: TimerRule, inserts: list[Any], *, nowait: bool) -> Written | None:
+    """PostgreSQL: the write of :func:`change_write_if` that applies the timer rule to the
+    row's own live timer, read under the row's lock, in one statement."""
+    connection, statements = _built()
     params: list[Any] = [match.pk]
     for f in statements.update_fields:
         if f.name == "timer_due":
@@ -351,16 +406,25 @@ def change_write_if(match: Match, entries: Sequence[MatchEvent], expected: Expec
                           for moment in (timer.now, timer.due, timer.due))
         else:
             params.append(f.get_db_prep_save(f.pre_save(match, False), connection))
-    params.extend([match.pk, *compared])
-    for entry in entries:
-        params.extend(_insert_values(connection, statements, entry))
+    params.extend([match.pk, *_compared_params(connection, statements, expected), *inserts])
     sql = (
-        f"{statements.update_if_nowait_sql if nowait else statements.update_if_sql}, "
-        f"logged AS ({statements.insert_select_sql}"
-        f"{', '.join([statements.typed_row_sql] * len(entries))}) "
+        f"{statements.update_rule_nowait_sql if nowait else statements.update_rule_sql}, "
+        f"logged AS ({_logged_select(statements, entries)} "
         f"AS entries WHERE EXISTS (SELECT FROM updated) RETURNING 1) "
         f"SELECT due, was, (SELECT count(*) FROM logged) FROM updated"
     )
+    _, row = _execute(sql, params, match, fetch=True)
+    if row is None:
+        return None
+    assert row[2] == len(entries), f"match {match.pk}: {row[2]} of {len(entries)} logged"
+    return Written(_converted(connection, "timer_due", row[1]),
+                   _converted(connection, "timer_due", row[0]))
+
+
+def _execute(sql: str, params: list[Any], match: Match, *, fetch: bool) -> tuple[int, Any]:
+    """Run a conditional write; return its row count and (with ``fetch``) its first row.
+    A row lock asked for without waiting and found held raises :class:`MatchBusyError`."""
+    connection, _ = _built()
     with connection.cursor() as cursor:
         try:
             cursor.execute(sql, params)
@@ -368,12 +432,21 @@ def change_write_if(match: Match, entries: Sequence[MatchEvent], expected: Expec
             if getattr(error.__cause__, "sqlstate", None) == LOCK_NOT_AVAILABLE:
                 raise MatchBusyError(f"match {match.pk} is locked by another change") from None
             raise
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    assert row[2] == len(entries), f"match {match.pk}: {row[2]} of {len(entries)} logged"
-    return Written(_converted(connection, "timer_due", row[1]),
-                   _converted(connection, "timer_due", row[0]))
+        return cursor.rowcount, cursor.fetchone() if fetch else None
+
+
+def _compared_params(connection: BaseDatabaseWrapper, statements: _Statements,
+                     expected: Expected) -> list[Any]:
+    """The expected values of every mutable column but ``timer_due``, for the database."""
+    return [f.get_db_prep_save(value, connection) for f, value
+            in zip(statements.update_fields, expected.values, strict=True)
+            if f.name != "timer_due"]
+
+
+def _logged_select(statements: _Statements, entries: Sequence[MatchEvent]) -> str:
+    """The insert of the change's log rows, up to the alias of the rows it selects."""
+    return (f"{statements.insert_select_sql}"
+            f"{', '.join([statements.typed_row_sql] * len(entries))})")
 
 
 def _converted(connection: BaseDatabaseWrapper, name: str, value: Any) -> Any:

@@ -30,6 +30,9 @@ from .test_writer_state import (
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
+TIMER_MOVED = 2 if connection.vendor == "postgresql" else MOVE
+"""Statements of a move from the cache whose row's live timer alone moved on: the write
+that finds it, then the write by the timer rule (SQLite reads the timer first anyway)."""
 
 
 def _statements(queries: CaptureQueriesContext) -> list[str]:
@@ -107,19 +110,32 @@ def test_a_move_the_stale_entry_refuses_is_decided_from_the_row(make_table: Any)
     _assert_cache_is_the_log(match_id)
 
 
+def _cached_timer_fired(match_id: int) -> None:
+    """Make the cached live timer one whose due moment has passed, the row's too: the
+    timer fired (and may now re-arm)."""
+    fired = (timezone.now() - timedelta(seconds=1)).replace(microsecond=0)
+    with state._cache_lock:
+        entry = state._cache[match_id][1]
+        assert entry.match is not None
+        entry.match.timer_due = fired
+    Match.objects.filter(pk=match_id).update(timer_due=fired)
+
+
 def test_a_timer_rearmed_since_the_cache_is_kept_and_the_move_written(make_table: Any) -> None:
-    """A timer that fired early re-arms without a new version (``timer_due`` only). The
-    write from the cache does not compare the timer: the row's, which still fires by the
-    new deadline, stays the live one instead of the cached (used) one, no new timer is
-    published, and the move costs its usual statements."""
+    """The cached live timer fired and re-armed without a new version (``timer_due``
+    only). The write from the cache, refused by that column alone, is made again applying
+    the timer rule to the row's timer, which still fires by the new deadline: it stays the
+    live one instead of the cached (used) one, no new timer is published, and the move
+    takes no lock."""
     table = make_table()
     match_id = table.match.pk
     _move(table)
+    _cached_timer_fired(match_id)
     rearmed = (timezone.now() + timedelta(seconds=5)).replace(microsecond=0)
     Match.objects.filter(pk=match_id).update(timer_due=rearmed)
     version = Match.objects.get(pk=match_id).version
     with mock.patch("apps.matches.change.timer_schedule") as schedule:
-        assert _move(table) == MOVE
+        assert _move(table) == TIMER_MOVED
     schedule.assert_not_called()
     stored = Match.objects.get(pk=match_id)
     assert (stored.version, stored.timer_due) == (version + 1, rearmed)
@@ -129,15 +145,15 @@ def test_a_timer_rearmed_since_the_cache_is_kept_and_the_move_written(make_table
 
 
 def test_a_timer_used_up_since_the_cache_is_replaced_and_published(make_table: Any) -> None:
-    """Since the cache, the row's live timer was used up (here: none is live): the write
-    from the cache arms one for the next deadline and publishes exactly that one, whatever
-    timer the cache holds."""
+    """The cached live timer fired, and none is live now: the write from the cache arms
+    one for the next deadline and publishes exactly that one."""
     table = make_table()
     match_id = table.match.pk
     _move(table)
+    _cached_timer_fired(match_id)
     Match.objects.filter(pk=match_id).update(timer_due=None)
     with mock.patch("apps.matches.change.timer_schedule") as schedule:
-        assert _move(table) == MOVE
+        assert _move(table) == TIMER_MOVED
     stored = Match.objects.get(pk=match_id)
     assert stored.deadline is not None and stored.timer_due == stored.deadline.replace(
         microsecond=stored.deadline.microsecond // 1000 * 1000)

@@ -208,15 +208,15 @@ def test_a_conditional_write_applies_the_timer_rule_to_the_rows_own_timer(
     make_table: Any, row_live: timedelta | None, due: timedelta | None,
     after: timedelta | None, armed: bool,
 ) -> None:
-    """The row's live timer is not compared (a timer re-arms without a new version): the
-    write keeps it if it fires after now and by the next due moment, else writes that
-    moment, whatever timer the cache holds; and says which, so that only a new timer is
-    published."""
+    """The cached live timer has fired, and the row's moved on since without a new version
+    (a timer that re-armed, or none live): the write applies the rule to the row's timer,
+    not the cache's. It keeps the row's if it fires after now and by the next due moment,
+    else writes that moment, and says which, so that only a new timer is published."""
     match = make_table("duyun").match
     hand = match.hands.get()
     now = timezone.now().replace(microsecond=0)
     cached = Match.objects.get(pk=match.pk)
-    cached.timer_due = now + 7 * _S  # the cache's, never the row's here
+    cached.timer_due = now - 2 * _S  # fired; never the row's here
     expected = rows.Expected.of(cached)
     moment = {None: None} | {d: now + d for d in (3 * _S, 15 * _S, -1 * _S, 30 * _S)}
     Match.objects.filter(pk=match.pk).update(timer_due=moment[row_live])
@@ -226,6 +226,23 @@ def test_a_conditional_write_applies_the_timer_rule_to_the_rows_own_timer(
     assert written.armed is armed
     assert Match.objects.get(pk=match.pk).timer_due == moment[after]
     assert Match.objects.get(pk=match.pk).version == cached.version
+
+
+def test_a_conditional_write_refuses_a_timer_moved_before_the_cached_one_fired(
+    make_table: Any,
+) -> None:
+    """Only a timer that fired re-arms: a row whose live timer changed while the cached one
+    is still to fire was changed some other way (by hand), and is not written."""
+    match = make_table("duyun").match
+    hand = match.hands.get()
+    now = timezone.now().replace(microsecond=0)
+    cached = Match.objects.get(pk=match.pk)
+    expected = rows.Expected.of(cached)
+    assert cached.timer_due is not None and cached.timer_due > now
+    Match.objects.filter(pk=match.pk).update(timer_due=now + 3 * _S)
+    assert rows.change_write_if(cached, _change_of(cached, hand, 1), expected,
+                                TimerRule(now, now + 15 * _S)) is None
+    assert Match.objects.get(pk=match.pk).version == match.version
 
 
 @row_locks_only
@@ -253,6 +270,7 @@ def test_a_conditional_write_that_waited_for_a_rearm_applies_the_rule_to_the_new
         finally:
             connection.close()
 
+    Match.objects.filter(pk=match.pk).update(timer_due=now - 2 * _S)  # the one that fired
     cached = Match.objects.get(pk=match.pk)
     expected = rows.Expected.of(cached)
     holder = threading.Thread(target=rearm)
