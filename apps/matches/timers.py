@@ -7,9 +7,10 @@ arms a new timer for that moment. So a quick table costs one timer per turn leng
 per action.
 
 The locked path applies the rule to the locked row (:meth:`TimerRule.live_after`). A move
-made from the cache has its conditional write apply it to the row it writes, in the same
-statement (:func:`apps.matches.rows.change_write_if`): a timer that re-armed since the cache
-neither stops the write nor is written over.
+made from the cache applies it to the cached timer, and its write checks that the row's is
+still that one; when a timer fired and re-armed since the cache, a second statement applies
+the rule to the row's own timer (:func:`apps.matches.rows.change_write_if`), so the
+re-armed timer neither stops the write nor is written over.
 """
 
 from __future__ import annotations
