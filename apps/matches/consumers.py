@@ -2,7 +2,8 @@
 
 Thin by design: it authenticates (session user from ``AuthMiddlewareStack``; the origin is
 checked by ``AllowedHostsOriginValidator``), decides seat or spectator, relays client
-messages to :func:`apps.matches.services.match_act`, and forwards committed updates from
+messages to :func:`apps.matches.services.match_act` in the match's owner process
+(:mod:`apps.matches.owners`), and forwards committed updates from
 the channel layer in version order, catching up from the log when it sees a gap. A seated
 connection also keeps its seat's presence (:mod:`apps.matches.presence`) alive and tells the
 table when a seat comes online or goes offline (a ``presence`` frame).
@@ -32,7 +33,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.db import InterfaceError, OperationalError
 from redis.exceptions import RedisError
 
-from . import broadcast, movers, presence, selectors, services
+from . import broadcast, movers, owners, presence, selectors
 from .protocol import MAX_MESSAGE_BYTES, MatchError, decode_message, encode_frame
 
 CLOSE_UNAUTHENTICATED = 4401
@@ -94,6 +95,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     async def connect(self) -> None:
         """Authenticate, decide seat or spectator, subscribe, send the current view."""
         movers.start()
+        owners.start()
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
@@ -314,9 +316,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self._refuse(MatchError("not_seated"))
             return
         try:
-            await broadcast.call_in_order(
-                services.match_act, match_id=self.match_id, user_id=self.user.pk, payload=content
-            )
+            await owners.act(match_id=self.match_id, user_id=self.user.pk, payload=content)
         except MatchError as error:
             await self._refuse(error)
         except (OperationalError, InterfaceError):
