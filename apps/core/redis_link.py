@@ -3,11 +3,12 @@
 A forwarded move (:mod:`apps.matches.owners`) costs two ``PUBLISH`` commands and two
 received messages. Through redis-py's asyncio client that was about 0.6 ms of CPU per
 forwarded move (connection-pool checkout, retry and timeout wrappers, the pub/sub reader's
-health checks around every message), as much as the row lock it saves
-(``docs/benchmarks.md``). Here the command is packed and the replies are parsed by hiredis
-(the C parser redis-py itself uses); what is left is an :class:`asyncio.Protocol` that
-writes each command at once and answers the oldest waiting one with each reply, or, on a
-subscribed link, hands each message to a callback.
+health checks around every message), as much as the row lock it saves. Here hiredis (the
+C parser redis-py itself uses) packs each command and parses each reply; what is left is
+an :class:`asyncio.Protocol` that writes each command at once and answers the oldest
+waiting one with each reply, or, on a subscribed link, hands each message to a callback.
+A forwarded move then costs 0.4–0.5 ms, most of it the socket calls
+(``benchmarks/owners_forward.py``).
 
 It speaks only what owners need (``AUTH``, ``PUBLISH``, ``SUBSCRIBE``) over TCP, TLS
 (``rediss://``) or a Unix socket, to a single Redis server. Everything else uses redis-py.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import logging
 import ssl
 from collections.abc import Callable
 from typing import Any
@@ -26,6 +28,7 @@ from redis.connection import SSLConnection, UnixDomainSocketConnection, parse_ur
 
 OnMessage = Callable[[bytes, bytes], None]
 """Called with ``(channel, data)`` for each message a subscribed link receives."""
+logger = logging.getLogger(__name__)
 
 
 class LinkError(ConnectionError):
@@ -78,7 +81,10 @@ class RedisLink(asyncio.Protocol):
         while (reply := self.reader.gets()) is not False:
             if (self.on_message is not None and isinstance(reply, list) and len(reply) == 3
                     and reply[0] == b"message"):
-                self.on_message(reply[1], reply[2])
+                try:
+                    self.on_message(reply[1], reply[2])
+                except Exception:  # one bad message must not close the link
+                    logger.exception("a message on %r could not be handled", reply[1])
                 continue
             if not self.waiting:
                 continue  # a subscribed link's confirmations beyond the first: not awaited

@@ -276,7 +276,14 @@ class Router:
             await asyncio.sleep(REDIS_AWAY_SECONDS)
 
     def _on_message(self, channel: bytes, data: bytes) -> None:
-        message = json.loads(data)
+        try:
+            message = json.loads(data)
+        except ValueError:
+            message = None
+        if not _well_formed(message):
+            logger.warning("match owners: a malformed message on %r dropped: %.200r",
+                           channel, data)
+            return
         if message["kind"] == "move":
             task = asyncio.create_task(self._serve(message))
             self.tasks.add(task)
@@ -303,6 +310,23 @@ class Router:
             await self._publish(request["reply"], json.dumps(answer))
         except (OSError, hiredis.ReplyError) as error:
             self._redis_away(error)
+
+
+_FIELDS: dict[Any, dict[str, type]] = {
+    "move": {"call": int, "reply": str, "match": int, "user": int},
+    "answer": {"call": int},
+}
+"""The fields each kind of inbox message must carry (a move's ``payload`` is any JSON)."""
+
+
+def _well_formed(message: Any) -> bool:
+    """Whether ``message`` is a forwarded move or an answer with the fields it needs."""
+    if not isinstance(message, dict):
+        return False
+    fields = _FIELDS.get(message.get("kind"))
+    return fields is not None and all(
+        isinstance(message.get(name), kind) for name, kind in fields.items()
+    ) and (message["kind"] != "move" or "payload" in message)
 
 
 def _outcome(answer: dict[str, Any]) -> int:
