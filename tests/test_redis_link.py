@@ -85,7 +85,7 @@ def test_a_link_closed_by_the_server_fails_the_commands_waiting_on_it() -> None:
     run(scenario())
 
 
-def test_the_urls_user_and_password_authenticate_the_link(tmp_path: Path) -> None:
+def test_the_urls_user_and_password_authenticate_the_link() -> None:
     seen: list[bytes] = []
 
     async def accept(data: bytes, writer: asyncio.StreamWriter) -> None:

@@ -22,8 +22,6 @@ from apps.matches import owners
 from apps.matches.owners import OwnerFailedError, OwnerUnavailableError, Router
 from apps.matches.protocol import MatchError
 
-Scenario = Callable[[str], Awaitable[None]]
-
 
 class Process:
     """A router and the moves it made itself, as ``(match, user, payload)``."""
