@@ -49,6 +49,20 @@ def new_match_id() -> int:
     return random.randrange(10**12, 10**13)
 
 
+async def owned_match(url: str) -> tuple[Process, Process, int]:
+    """Two processes, the first owning a new match (it made the first move there)."""
+    owner = await Process(url, "owner").ready()
+    sender = await Process(url, "sender").ready()
+    match = new_match_id()
+    await owner.router.act(match_id=match, user_id=1, payload={})
+    return owner, sender, match
+
+
+async def close(*processes: Process) -> None:
+    for process in processes:
+        await process.router.close()
+
+
 def owner_in_redis(url: str, match_id: int) -> str | None:
     value = redis.Redis.from_url(url).get(f"owners:match:{match_id}")
     return value.decode() if value else None
@@ -71,8 +85,7 @@ def test_the_first_process_to_act_owns_the_match_and_the_other_forwards_to_it(
                               (match, 2, {"type": "discard", "tile": "1m"})]
         assert second.made == []
         assert owner_in_redis(url, match) == first.router.inbox
-        for process in (first, second):
-            await process.router.close()
+        await close(first, second)
 
     run(redis_url, scenario)
 
@@ -86,8 +99,7 @@ def test_matches_are_owned_where_they_were_first_played(redis_url: str) -> None:
         await first.router.act(match_id=theirs, user_id=3, payload={})
         assert first.made == [(mine, 1, {})]
         assert second.made == [(theirs, 2, {}), (theirs, 3, {})]
-        for process in (first, second):
-            await process.router.close()
+        await close(first, second)
 
     run(redis_url, scenario)
 
@@ -98,18 +110,14 @@ def test_a_refusal_by_the_owner_reaches_the_sender_with_its_code_and_message(
         raise MatchError("not_your_turn", "还没轮到你 (第 3 巡)")
 
     async def scenario(url: str) -> None:
-        owner = await Process(url, "owner").ready()
-        sender = await Process(url, "sender").ready()
-        match = new_match_id()
-        await owner.router.act(match_id=match, user_id=1, payload={})
+        owner, sender, match = await owned_match(url)
         owner.outcome = refuse
         with pytest.raises(MatchError) as refused:
             await sender.router.act(match_id=match, user_id=2, payload={"type": "pass"})
         assert (refused.value.code, refused.value.message) == ("not_your_turn",
                                                                "还没轮到你 (第 3 巡)")
         assert sender.made == []
-        for process in (owner, sender):
-            await process.router.close()
+        await close(owner, sender)
 
     run(redis_url, scenario)
 
@@ -119,16 +127,12 @@ def test_an_owner_without_its_database_answers_unavailable(redis_url: str) -> No
         raise OperationalError("server closed the connection unexpectedly")
 
     async def scenario(url: str) -> None:
-        owner = await Process(url, "owner").ready()
-        sender = await Process(url, "sender").ready()
-        match = new_match_id()
-        await owner.router.act(match_id=match, user_id=1, payload={})
+        owner, sender, match = await owned_match(url)
         owner.outcome = lose_database
         with pytest.raises(OwnerUnavailableError) as error:
             await sender.router.act(match_id=match, user_id=2, payload={})
         assert isinstance(error.value, OperationalError)  # the endpoint says "unavailable"
-        for process in (owner, sender):
-            await process.router.close()
+        await close(owner, sender)
 
     run(redis_url, scenario)
 
@@ -139,15 +143,11 @@ def test_a_bug_in_the_owners_move_is_logged_there_and_fails_the_senders_call(
         raise KeyError("seat")
 
     async def scenario(url: str) -> None:
-        owner = await Process(url, "owner").ready()
-        sender = await Process(url, "sender").ready()
-        match = new_match_id()
-        await owner.router.act(match_id=match, user_id=1, payload={})
+        owner, sender, match = await owned_match(url)
         owner.outcome = bug
         with pytest.raises(OwnerFailedError):
             await sender.router.act(match_id=match, user_id=2, payload={})
-        for process in (owner, sender):
-            await process.router.close()
+        await close(owner, sender)
 
     with caplog.at_level(logging.ERROR, logger="apps.matches.owners"):
         run(redis_url, scenario)
@@ -156,10 +156,7 @@ def test_a_bug_in_the_owners_move_is_logged_there_and_fails_the_senders_call(
 
 def test_when_the_owner_is_gone_the_sender_takes_the_match_over(redis_url: str) -> None:
     async def scenario(url: str) -> None:
-        owner = await Process(url, "owner").ready()
-        sender = await Process(url, "sender").ready()
-        match = new_match_id()
-        await owner.router.act(match_id=match, user_id=1, payload={})
+        owner, sender, match = await owned_match(url)
         await sender.router.act(match_id=match, user_id=2, payload={})  # learns the owner
         await owner.router.close()  # its process stopped: nobody listens on its inbox
         assert await sender.router.act(match_id=match, user_id=2, payload={"n": 2}) == 101
@@ -176,18 +173,14 @@ def test_a_forwarded_move_with_no_answer_is_unavailable(
 
     async def scenario(url: str) -> None:
         stuck = asyncio.Event()
-        owner = await Process(url, "owner").ready()
-        sender = await Process(url, "sender").ready()
-        match = new_match_id()
-        await owner.router.act(match_id=match, user_id=1, payload={})
+        owner, sender, match = await owned_match(url)
         owner.outcome = stuck.wait  # the owner's move never finishes
         with pytest.raises(OwnerUnavailableError):
             await sender.router.act(match_id=match, user_id=2, payload={})
         assert sender.made == []  # it may have been made by the owner: not made twice
         assert sender.router.waiting == {}
         stuck.set()
-        for process in (owner, sender):
-            await process.router.close()
+        await close(owner, sender)
 
     run(redis_url, scenario)
 
@@ -208,8 +201,7 @@ def test_the_owner_keeps_the_match_while_its_own_players_act(
         await sender.router.act(match_id=match, user_id=2, payload={})
         assert sender.made == []
         assert owner.made[-1] == (match, 2, {})
-        for process in (owner, sender):
-            await process.router.close()
+        await close(owner, sender)
 
     run(redis_url, scenario)
 
@@ -220,10 +212,7 @@ def test_a_match_passes_to_where_its_players_act_once_the_owners_lease_runs_out(
     monkeypatch.setattr(owners, "RECHECK_SECONDS", 0.1)
 
     async def scenario(url: str) -> None:
-        owner = await Process(url, "owner").ready()
-        sender = await Process(url, "sender").ready()
-        match = new_match_id()
-        await owner.router.act(match_id=match, user_id=1, payload={})
+        owner, sender, match = await owned_match(url)
         for _ in range(10):  # only the other process's players act from now on
             await sender.router.act(match_id=match, user_id=2, payload={})
             await asyncio.sleep(0.1)
@@ -231,8 +220,7 @@ def test_a_match_passes_to_where_its_players_act_once_the_owners_lease_runs_out(
         assert 1 <= forwarded < 10
         assert len(sender.made) == 10 - forwarded
         assert owner_in_redis(url, match) == sender.router.inbox
-        for process in (owner, sender):
-            await process.router.close()
+        await close(owner, sender)
 
     run(redis_url, scenario)
 
@@ -252,18 +240,14 @@ def test_without_redis_moves_are_made_where_they_arrive() -> None:
 def test_a_malformed_message_on_an_inbox_is_dropped_and_the_inbox_goes_on(
         redis_url: str, caplog: pytest.LogCaptureFixture) -> None:
     async def scenario(url: str) -> None:
-        owner = await Process(url, "owner").ready()
-        sender = await Process(url, "sender").ready()
-        match = new_match_id()
-        await owner.router.act(match_id=match, user_id=1, payload={})
+        owner, sender, match = await owned_match(url)
         publisher = redis.Redis.from_url(url)
         for junk in (b"not json", b"[1, 2]", b'{"kind": "move", "call": 1}',
                      b'{"kind": "answer", "call": "x"}', b'{"kind": "other"}'):
             assert publisher.publish(owner.router.inbox, junk) == 1
         assert await sender.router.act(match_id=match, user_id=2, payload={"n": 2}) == 102
         assert owner.made[-1] == (match, 2, {"n": 2})
-        for process in (owner, sender):
-            await process.router.close()
+        await close(owner, sender)
 
     with caplog.at_level(logging.WARNING, logger="apps.matches.owners"):
         run(redis_url, scenario)
