@@ -11,7 +11,8 @@ A forwarded move then costs 0.4–0.5 ms, most of it the socket calls
 (``benchmarks/owners_forward.py``).
 
 It speaks only what owners need (``AUTH``, ``PUBLISH``, ``SUBSCRIBE``) over TCP, TLS
-(``rediss://``) or a Unix socket, to a single Redis server. Everything else uses redis-py.
+(``rediss://``, checked against the system's CA certificates; the URL's ``ssl_*`` options
+are not read) or a Unix socket, to a single Redis server. Everything else uses redis-py.
 """
 
 from __future__ import annotations
