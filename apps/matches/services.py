@@ -14,10 +14,11 @@ timer are registered with ``transaction.on_commit``.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 
 from apps.clubs.models import Room
 from majiang import IllegalActionError
@@ -29,6 +30,7 @@ from .change import (
     MatchChange,
     NeedsLockError,
     timer_due_of,
+    timer_schedule,
 )
 from .frames import epoch_ms
 from .models import Match, MatchEvent, MatchPlayer
@@ -195,26 +197,25 @@ def match_timeout_fire(*, match_id: int, token: int) -> bool:
 
     ``token`` is the timer's due moment (:func:`~apps.matches.change.timer_token`). A timer
     that is no longer the match's live one (superseded, already used, match over) does
-    nothing. Otherwise, in order: an expired dissolve vote fails; seats in 托管 whose short
-    delay has passed, and every pending seat once the deadline has passed, get the
-    variant's timeout action; between hands, the next hand is dealt once the settlement
-    delay has passed. Then the next timer is armed; a timer that fired early (the
-    decision moved on since it was armed) only does that.
+    nothing. The usual fire is early, the players having acted in time: it only re-arms,
+    from the match row alone (:func:`_rearm_early`). Otherwise, under the row lock, in
+    order: an expired dissolve vote fails; seats in 托管 whose short delay has passed, and
+    every pending seat once the deadline has passed, get the variant's timeout action;
+    between hands, the next hand is dealt once the settlement delay has passed. Then the
+    next timer is armed.
     """
     due = timer_due_of(token)
+    if _rearm_early(match_id, due):
+        return False
     with transaction.atomic():
-        live = Match.objects.filter(pk=match_id, timer_due=due, status=Match.Status.PLAYING)
-        if not live.exists():
-            # Superseded, used, or the match is over: nothing is loaded or rebuilt. The
-            # lock below re-checks, since another writer may move on first.
+        try:
+            # A plain lock: this worker's cached entry (if any) is usually far behind;
+            # the full path reads the tail it needs (writer_checkout).
+            locked = rows.match_lock(match_id)
+        except Match.DoesNotExist:
             return False
-        # A plain lock: most fires only re-arm, and this worker's cached entry (if any) is
-        # usually far behind; the full path reads the tail it needs (writer_checkout).
-        locked = rows.match_lock(match_id)
         match = locked.match
         if match.timer_due != due or match.status != Match.Status.PLAYING:
-            return False
-        if _rearm_if_nothing_due(match):
             return False
         change = MatchChange.of_locked(locked)
         match.timer_due = None  # used up: what follows arms the next one
@@ -248,20 +249,35 @@ def _past(change: MatchChange, moment: Any) -> bool:
     return moment is not None and change.now + TIMER_TOLERANCE >= moment
 
 
-def _rearm_if_nothing_due(match: Match) -> bool:
-    """The usual fire of a live timer: early, the players having acted in time. When the
-    locked row shows nothing due (deadline, dissolve vote) and no seat in 托管 (whose short
-    delay needs the round), re-arm for the next due moment without loading or rebuilding
-    the round; return whether that was all. ``False`` leaves the fire to the full path."""
+def _rearm_early(match_id: int, due: datetime) -> bool:
+    """The usual fire of a live timer: early, the players having acted in time. Return
+    whether that was all: the timer is no longer live, or nothing is due (deadline,
+    dissolve vote) and no seat is in 托管 (whose short delay needs the round), and the timer
+    was re-armed for the next due moment. ``False`` leaves the fire to the locked path.
+
+    Without the row lock, which would hold up the table's next move while this worker
+    runs: one read, then a write that re-arms only if the row is still the one read (same
+    version, same live timer). A change committed in between makes it ``False``.
+    """
+    auto_play = MatchPlayer.objects.filter(match=OuterRef("pk"), auto_play=True)
+    match = (Match.objects.filter(pk=match_id)
+             .only("version", "status", "stage", "deadline", "dissolve_vote", "timer_due")
+             .annotate(auto_play=Exists(auto_play)).first())
+    if match is None or match.timer_due != due or match.status != Match.Status.PLAYING:
+        return True
     change = MatchChange(match, [], None, None)
     if _past(change, match.deadline) or _vote_expired(change):
         return False
-    if match.stage == Match.Stage.HAND and MatchPlayer.objects.filter(
-        match=match, auto_play=True
-    ).exists():
+    if match.stage == Match.Stage.HAND and match.auto_play:
         return False
-    match.timer_due = None
-    change.save_timer_only()
+    next_due = change.timer_rule().due
+    if next_due is None:
+        return True
+    if not Match.objects.filter(pk=match_id, version=match.version, timer_due=due).update(
+        timer_due=next_due
+    ):
+        return False
+    transaction.on_commit(lambda: timer_schedule(match_id, next_due), robust=True)
     return True
 
 

@@ -1,5 +1,6 @@
 """A live timer's fire, in-process (``services.match_timeout_fire``): the usual early fire
-only re-arms, from the match row alone; anything due takes the full path."""
+only re-arms, from the match row alone and without its lock; anything due, or a change
+committed while the fire looked, takes the locked path."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from apps.matches import services, state
-from apps.matches.change import timer_token
+from apps.matches import rows, services, state
+from apps.matches.change import MatchChange, timer_due_of, timer_token
 from apps.matches.models import Match, MatchEvent, MatchPlayer
+from apps.matches.selectors import table_snapshot
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,6 +26,19 @@ def _arm_live_timer(match: Match, seconds: float) -> int:
     due = due.replace(microsecond=due.microsecond // 1000 * 1000)
     Match.objects.filter(pk=match.pk).update(timer_due=due)
     return timer_token(due)
+
+
+def _count_locks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The matches whose row the fire locks, from now on."""
+    locked: list[int] = []
+    match_lock = rows.match_lock
+
+    def counted(match_id: int, **kwargs: Any) -> Any:
+        locked.append(match_id)
+        return match_lock(match_id, **kwargs)
+
+    monkeypatch.setattr(rows, "match_lock", counted)
+    return locked
 
 
 def test_an_early_fire_rearms_for_the_deadline_without_the_round(
@@ -37,6 +52,7 @@ def test_an_early_fire_rearms_for_the_deadline_without_the_round(
         raise AssertionError("an early fire rebuilt the round")
 
     monkeypatch.setattr(state, "round_rebuild", no_rebuild)
+    locks = _count_locks(monkeypatch)
     with CaptureQueriesContext(connection) as queries:
         assert services.match_timeout_fire(match_id=match.pk, token=token) is False
     after = Match.objects.get(pk=match.pk)
@@ -45,10 +61,46 @@ def test_an_early_fire_rearms_for_the_deadline_without_the_round(
     assert after.timer_due == after.deadline.replace(
         microsecond=after.deadline.microsecond // 1000 * 1000
     )
-    statements = [q["sql"] for q in queries.captured_queries
-                  if not q["sql"].startswith(("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE"))]
-    # live? lock; any seat in 托管? the new timer_due
-    assert len(statements) == 4, statements
+    statements = [q["sql"] for q in queries.captured_queries]
+    # the row and whether a seat is in 托管; the new timer_due, if the row is unchanged
+    assert len(statements) == 2, statements
+    assert locks == []
+
+
+def test_a_move_committed_while_an_early_fire_looked_sends_it_down_the_locked_path(
+    make_table: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The fire reads the row, then re-arms only if the row is still the one it read. A
+    move made in between keeps the live timer (it fires before the move's deadline) but
+    moves the version on: the fire re-arms under the lock, for the move's deadline."""
+    table = make_table()
+    match = table.match
+    token = _arm_live_timer(match, 2)  # fires before the deadline, so a move keeps it
+    dealer = match.hands.get().dealer
+    tile = table_snapshot(match.pk, dealer)["observation"]["me"]["hand"][0]
+    made: list[int] = []
+    timer_rule = MatchChange.timer_rule
+
+    def move_first(change: MatchChange) -> Any:
+        if not made:  # once: the move and the locked path ask for the rule too
+            made.append(-1)
+            made[0] = services.match_act(
+                match_id=match.pk, user_id=table.users[dealer].pk,
+                payload={"type": "discard", "tile": tile, "v": match.version})
+            assert Match.objects.get(pk=match.pk).timer_due == timer_due_of(token)
+            locks.clear()  # the move's own, if it took one
+        return timer_rule(change)
+
+    monkeypatch.setattr(MatchChange, "timer_rule", move_first)
+    locks = _count_locks(monkeypatch)
+    assert services.match_timeout_fire(match_id=match.pk, token=token) is False
+    after = Match.objects.get(pk=match.pk)
+    assert made == [after.version] and after.version == match.version + 1
+    assert after.deadline is not None and after.deadline > match.deadline
+    assert after.timer_due == after.deadline.replace(
+        microsecond=after.deadline.microsecond // 1000 * 1000
+    )
+    assert locks == [match.pk]
 
 
 def test_a_seat_in_auto_play_takes_the_full_path_and_acts(make_table: Any) -> None:
@@ -85,3 +137,25 @@ def test_a_fire_that_is_no_longer_live_does_nothing(make_table: Any) -> None:
     assert services.match_timeout_fire(match_id=match.pk, token=token) is False
     after = Match.objects.get(pk=match.pk)
     assert (after.version, after.timer_due) == (before.version, before.timer_due)
+
+
+def test_an_early_fire_during_a_dissolve_vote_rearms_for_the_votes_end(
+    make_table: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A vote ends before the turn's deadline: the re-armed timer is due then, so that the
+    vote fails on time; still from the row alone."""
+    table = make_table()
+    match = table.match
+    services.match_act(match_id=match.pk, user_id=table.users[1].pk,
+                       payload={"type": "dissolve_propose"})
+    ends = timer_token(timezone.now() + timedelta(seconds=3))
+    match = Match.objects.get(pk=match.pk)
+    Match.objects.filter(pk=match.pk).update(
+        dissolve_vote={**match.dissolve_vote, "deadline": ends})
+    token = _arm_live_timer(match, -0.01)
+    locks = _count_locks(monkeypatch)
+    assert services.match_timeout_fire(match_id=match.pk, token=token) is False
+    after = Match.objects.get(pk=match.pk)
+    assert after.timer_due == timer_due_of(ends) and after.dissolve_vote is not None
+    assert after.deadline is not None and after.timer_due < after.deadline
+    assert locks == []
