@@ -14,8 +14,8 @@ app.autodiscover_tasks()
 app.autodiscover_tasks(["config"])
 
 
-@task_prerun.connect
-@task_postrun.connect
+@task_prerun.connect  # type: ignore[untyped-decorator]  # celery ships no type information
+@task_postrun.connect  # type: ignore[untyped-decorator]  # celery ships no type information
 def _close_old_connections(**_: Any) -> None:
     """Treat a task like a request: drop the database connection if it is past
     ``CONN_MAX_AGE`` or unusable, keep it otherwise."""

@@ -13,12 +13,18 @@ Environment variables:
 import os
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import django_stubs_ext
 import environ
 from redis.connection import parse_url as parse_redis_url
 
 from apps.core.embedded_redis import EMBEDDED_REDIS_URL
+
+# Django's generic classes (ModelAdmin, ModelForm, CreateView ...) accept the type parameters
+# that django-stubs gives them: ModelAdmin[Club] at runtime as for mypy.
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -160,11 +166,12 @@ REDIS_URL = env("REDIS_URL", default=EMBEDDED_REDIS_URL)
 # global to a Redis server, whatever the database number, so the prefix carries that number:
 # deployments (or a test run and a benchmark) on different databases of one server stay
 # apart, as they do for keys.
-CHANNEL_LAYERS = {
+CHANNEL_LAYERS: dict[str, dict[str, Any]] = {
     "default": {
         "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
         "CONFIG": {
-            "prefix": f"asgi:db{parse_redis_url(REDIS_URL).get('db', 0)}:",
+            # redis-py's parse_url has no annotations.
+            "prefix": f"asgi:db{parse_redis_url(REDIS_URL).get('db', 0)}:",  # type: ignore[no-untyped-call]
             "hosts": [
                 {
                     "address": REDIS_URL,

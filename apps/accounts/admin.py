@@ -11,7 +11,7 @@ from apps.clubs.models import Membership
 from .models import User
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipInline(admin.TabularInline[Membership, User]):
     """The clubs a player belongs to, with their role."""
 
     model = Membership
@@ -25,13 +25,14 @@ class MembershipInline(admin.TabularInline):
 
 
 @admin.register(User)
-class PlayerAdmin(UserAdmin):
+class PlayerAdmin(UserAdmin[User]):
     """The stock user admin (with its password reset form) plus display name and clubs."""
 
     list_display = ("username", "display_name", "is_active", "is_staff", "date_joined")
     list_filter = ("is_active", "is_staff", "is_superuser")
     search_fields = ("username", "display_name", "email")
-    fieldsets = (*UserAdmin.fieldsets, ("昵称", {"fields": ("display_name",)}))
+    # Django's UserAdmin always sets fieldsets; the stub keeps ModelAdmin's "| None".
+    fieldsets = (*UserAdmin.fieldsets, ("昵称", {"fields": ("display_name",)}))  # type: ignore[misc]
     add_fieldsets = (*UserAdmin.add_fieldsets, ("昵称", {"fields": ("display_name",)}))
     inlines = (MembershipInline,)
     actions = ("deactivate", "activate", "unlock_login")

@@ -6,7 +6,7 @@ from django.contrib.auth.forms import UserCreationForm
 from .models import User
 
 
-class RegisterForm(UserCreationForm):
+class RegisterForm(UserCreationForm[User]):
     """Sign-up form: username, display name (Chinese welcome) and password (twice)."""
 
     class Meta(UserCreationForm.Meta):
@@ -17,7 +17,7 @@ class RegisterForm(UserCreationForm):
         }
 
 
-class ProfileForm(forms.ModelForm):
+class ProfileForm(forms.ModelForm[User]):
     """Change one's display name."""
 
     class Meta:

@@ -12,8 +12,10 @@ from django.urls import reverse_lazy
 from django.views.generic import CreateView
 
 from apps.clubs.selectors import club_list_for_user
+from apps.core.auth import AuthenticatedHttpRequest
 
 from .forms import ProfileForm, RegisterForm
+from .models import User
 from .ratelimit import client_ip, rate_limit_exceeded
 
 REGISTER_WINDOW_SECONDS = 3600
@@ -21,7 +23,7 @@ REGISTER_WINDOW_SECONDS = 3600
 HTTP_TOO_MANY_REQUESTS = 429
 
 
-class RegisterView(CreateView):
+class RegisterView(CreateView[User, RegisterForm]):
     """Create an account and log the new player straight in. Attempts are rate-limited
     per client IP."""
 
@@ -53,7 +55,7 @@ class RegisterView(CreateView):
 
 
 @login_required
-def profile(request: HttpRequest) -> HttpResponse:
+def profile(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The player's profile: display name and clubs."""
     form = ProfileForm(request.POST or None, instance=request.user)
     if request.method == "POST" and form.is_valid():

@@ -9,7 +9,7 @@ from django.contrib import admin
 from .models import Club, JoinRequest, Membership, Room, RoomSeat, RuleTemplate
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipInline(admin.TabularInline[Membership, Club]):
     model = Membership
     extra = 0
     fields = ("user", "role", "joined_at")
@@ -17,7 +17,7 @@ class MembershipInline(admin.TabularInline):
     autocomplete_fields = ("user",)
 
 
-class RuleTemplateInline(admin.TabularInline):
+class RuleTemplateInline(admin.TabularInline[RuleTemplate, Club]):
     model = RuleTemplate
     extra = 0
     fields = ("name", "variant", "updated_at")
@@ -26,7 +26,7 @@ class RuleTemplateInline(admin.TabularInline):
 
 
 @admin.register(Club)
-class ClubAdmin(admin.ModelAdmin):
+class ClubAdmin(admin.ModelAdmin[Club]):
     list_display = ("id", "name", "invite_code", "member_cap", "is_open", "created_at")
     list_filter = ("is_open", "members_can_open_rooms")
     search_fields = ("=id", "name", "invite_code")
@@ -34,7 +34,7 @@ class ClubAdmin(admin.ModelAdmin):
 
 
 @admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(admin.ModelAdmin[Membership]):
     list_display = ("club", "user", "role", "joined_at")
     list_filter = ("role",)
     search_fields = ("club__name", "user__username", "user__display_name")
@@ -42,7 +42,7 @@ class MembershipAdmin(admin.ModelAdmin):
 
 
 @admin.register(JoinRequest)
-class JoinRequestAdmin(admin.ModelAdmin):
+class JoinRequestAdmin(admin.ModelAdmin[JoinRequest]):
     list_display = ("club", "user", "status", "created_at", "decided_by")
     list_filter = ("status",)
     search_fields = ("club__name", "user__username", "user__display_name")
@@ -50,14 +50,14 @@ class JoinRequestAdmin(admin.ModelAdmin):
 
 
 @admin.register(RuleTemplate)
-class RuleTemplateAdmin(admin.ModelAdmin):
+class RuleTemplateAdmin(admin.ModelAdmin[RuleTemplate]):
     list_display = ("name", "club", "variant", "updated_at")
     list_filter = ("variant",)
     search_fields = ("name", "club__name")
     autocomplete_fields = ("club",)
 
 
-class RoomSeatInline(admin.TabularInline):
+class RoomSeatInline(admin.TabularInline[RoomSeat, Room]):
     model = RoomSeat
     extra = 0
     fields = ("seat", "user", "ready")
@@ -65,7 +65,7 @@ class RoomSeatInline(admin.TabularInline):
 
 
 @admin.register(Room)
-class RoomAdmin(admin.ModelAdmin):
+class RoomAdmin(admin.ModelAdmin[Room]):
     list_display = ("code", "club", "variant", "status", "created_at")
     list_filter = ("status", "variant")
     search_fields = ("code", "name", "club__name")

@@ -14,7 +14,7 @@ from .selectors import lobby_state, room_get_for_member
 NOT_FOUND_CLOSE_CODE = 4404
 
 
-class LobbyConsumer(AsyncJsonWebsocketConsumer):
+class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]  # channels ships no type information
     """``ws/rooms/<code>/lobby/``: sends ``{"type": "lobby", "state": ...}`` on connect and
     after every committed seat change. Only members of the room's club may connect.
 
@@ -45,7 +45,7 @@ class LobbyConsumer(AsyncJsonWebsocketConsumer):
         """Forward a broadcast lobby state to the browser."""
         await self.send_json({"type": "lobby", "state": event["state"]})
 
-    @database_sync_to_async
+    @database_sync_to_async  # type: ignore[untyped-decorator]  # channels ships no type information
     def _room_and_state(self, code: str) -> tuple[int, dict[str, Any]] | None:
         try:
             room = room_get_for_member(code=code, user=self.scope.get("user"))

@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from apps.accounts.models import User
+from apps.core.auth import AuthenticatedHttpRequest
 from majiang.variants import VARIANTS
 
 from . import selectors
@@ -72,7 +73,7 @@ def _member_user(club: Club, user_id: int) -> User:
 
 
 @login_required
-def club_list(request: HttpRequest) -> HttpResponse:
+def club_list(request: AuthenticatedHttpRequest) -> HttpResponse:
     """My clubs, with forms to create one and to ask to join one."""
     return render(
         request,
@@ -90,7 +91,7 @@ def club_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def club_create(request: HttpRequest) -> HttpResponse:
+def club_create(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Create a club from the form on the club list."""
     form = ClubCreateForm(request.POST, prefix="create")
     if form.is_valid():
@@ -118,7 +119,7 @@ def club_create(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def club_join(request: HttpRequest) -> HttpResponse:
+def club_join(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Ask to join a club found by its ID or invite code."""
     form = JoinForm(request.POST, prefix="join")
     if not form.is_valid():
@@ -141,7 +142,7 @@ def club_join(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def club_detail(request: HttpRequest, club_id: int) -> HttpResponse:
+def club_detail(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse:
     """The club page: rooms, members, join requests, templates and settings."""
     club = selectors.club_get_for_member(club_id=club_id, user=request.user)
     role = selectors.membership_role(club, request.user)
@@ -175,7 +176,7 @@ def _club_post(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponseB
 
     @login_required
     @require_POST
-    def wrapper(request: HttpRequest, club_id: int, **kwargs: Any) -> HttpResponse:
+    def wrapper(request: AuthenticatedHttpRequest, club_id: int, **kwargs: Any) -> HttpResponse:
         club = selectors.club_get_for_member(club_id=club_id, user=request.user)
         return view(request, club, **kwargs)
 
@@ -185,13 +186,14 @@ def _club_post(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponseB
 
 
 @_club_post
-def club_settings(request: HttpRequest, club: Club) -> HttpResponse:
+def club_settings(request: AuthenticatedHttpRequest, club: Club) -> HttpResponse:
     """Save the club's settings (owner or admin)."""
     form = ClubSettingsForm(request.POST, prefix="settings")
     if not form.is_valid():
         if selectors.membership_role(club, request.user) not in MANAGERS:
             raise ActionForbidden("只有圈主和管理员可以修改亲友圈设置")
-        messages.error(request, "；".join(m for ms in form.errors.values() for m in ms))
+        # An ErrorList yields its messages as str; its stub says ValidationError | str | promise.
+        messages.error(request, "；".join(m for ms in form.errors.values() for m in ms))  # type: ignore[misc]
         return redirect("clubs:detail", club_id=club.pk)
     return run_action(
         request,
@@ -202,7 +204,7 @@ def club_settings(request: HttpRequest, club: Club) -> HttpResponse:
 
 
 @_club_post
-def invite_code_regenerate(request: HttpRequest, club: Club) -> HttpResponse:
+def invite_code_regenerate(request: AuthenticatedHttpRequest, club: Club) -> HttpResponse:
     """Give the club a new invite code."""
     return run_action(
         request,
@@ -214,10 +216,11 @@ def invite_code_regenerate(request: HttpRequest, club: Club) -> HttpResponse:
 
 @_club_post
 def join_request_decide(
-    request: HttpRequest, club: Club, request_id: int, decision: str
+    request: AuthenticatedHttpRequest, club: Club, request_id: int, decision: str
 ) -> HttpResponse:
     """Approve or reject a pending join request."""
     join_request = get_object_or_404(JoinRequest, pk=request_id, club=club)
+    action: Callable[[], Any]
     if decision == "approve":
         action = lambda: member_services.join_request_approve(  # noqa: E731
             join_request=join_request, actor=request.user
@@ -232,7 +235,7 @@ def join_request_decide(
 
 
 @_club_post
-def member_role(request: HttpRequest, club: Club, user_id: int) -> HttpResponse:
+def member_role(request: AuthenticatedHttpRequest, club: Club, user_id: int) -> HttpResponse:
     """Appoint or dismiss an admin (owner only)."""
     user = _member_user(club, user_id)
     role = request.POST.get("role", "")
@@ -247,7 +250,7 @@ def member_role(request: HttpRequest, club: Club, user_id: int) -> HttpResponse:
 
 
 @_club_post
-def member_remove(request: HttpRequest, club: Club, user_id: int) -> HttpResponse:
+def member_remove(request: AuthenticatedHttpRequest, club: Club, user_id: int) -> HttpResponse:
     """Remove a member (owner or admin)."""
     user = _member_user(club, user_id)
     return run_action(
@@ -259,7 +262,7 @@ def member_remove(request: HttpRequest, club: Club, user_id: int) -> HttpRespons
 
 
 @_club_post
-def ownership_transfer(request: HttpRequest, club: Club, user_id: int) -> HttpResponse:
+def ownership_transfer(request: AuthenticatedHttpRequest, club: Club, user_id: int) -> HttpResponse:
     """Hand the club to another member (owner only)."""
     user = _member_user(club, user_id)
     return run_action(
@@ -273,7 +276,7 @@ def ownership_transfer(request: HttpRequest, club: Club, user_id: int) -> HttpRe
 
 
 @_club_post
-def club_leave(request: HttpRequest, club: Club) -> HttpResponse:
+def club_leave(request: AuthenticatedHttpRequest, club: Club) -> HttpResponse:
     """Leave the club."""
     try:
         member_services.membership_leave(club=club, user=request.user)

@@ -15,6 +15,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from apps.core.auth import AuthenticatedHttpRequest
 from majiang.variants import VARIANTS
 
 from . import selectors
@@ -47,7 +48,7 @@ def _require_manager(club: Club, request: HttpRequest, message: str) -> None:
 
 @login_required
 def template_edit(
-    request: HttpRequest, club_id: int, template_id: int | None = None
+    request: AuthenticatedHttpRequest, club_id: int, template_id: int | None = None
 ) -> HttpResponse:
     """Create (no ``template_id``) or change a rule template."""
     club = selectors.club_get_for_member(club_id=club_id, user=request.user)
@@ -79,7 +80,8 @@ def template_edit(
         status = 400
     else:
         name_form = NameForm(initial={"name": template.name} if template else None)
-        settings_form = SettingsForm(schema, initial=template.settings if same_variant else None)
+        initial = template.settings if template is not None and same_variant else None
+        settings_form = SettingsForm(schema, initial=initial)
         status = 200
     return render(
         request,
@@ -98,7 +100,9 @@ def template_edit(
 
 @login_required
 @require_POST
-def template_delete(request: HttpRequest, club_id: int, template_id: int) -> HttpResponse:
+def template_delete(
+    request: AuthenticatedHttpRequest, club_id: int, template_id: int
+) -> HttpResponse:
     """Delete a rule template; rooms opened from it keep their rules."""
     club = selectors.club_get_for_member(club_id=club_id, user=request.user)
     template = selectors.template_get(club=club, template_id=template_id)
@@ -111,7 +115,7 @@ def template_delete(request: HttpRequest, club_id: int, template_id: int) -> Htt
 
 
 @login_required
-def room_create(request: HttpRequest, club_id: int) -> HttpResponse:
+def room_create(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse:
     """Open a room from a template or from settings chosen on this page."""
     club = selectors.club_get_for_member(club_id=club_id, user=request.user)
     if not club.members_can_open_rooms:
@@ -185,7 +189,7 @@ def _rules_display(variant_id: str, values: dict[str, Any]) -> list[dict[str, An
 
 
 @login_required
-def room_lobby(request: HttpRequest, code: str) -> HttpResponse:
+def room_lobby(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     """The room lobby: seats and ready states, kept live over a WebSocket."""
     room = selectors.room_get_for_member(code=code, user=request.user)
     role = selectors.membership_role(room.club, request.user)
@@ -207,7 +211,7 @@ def _room_post(action_name: str) -> Any:
 
     @login_required
     @require_POST
-    def view(request: HttpRequest, code: str) -> HttpResponse:
+    def view(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
         room = selectors.room_get_for_member(code=code, user=request.user)
         back = reverse("clubs:lobby", args=[room.code])
         if action_name == "sit":

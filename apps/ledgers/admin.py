@@ -3,15 +3,18 @@ here (corrections are made by the club owner as 调账 entries)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib import admin
+from django.db.models import Model
 from django.http import HttpRequest
 
 from .models import HandResult, LedgerEntry, MatchResult
 
+_M = TypeVar("_M", bound=Model)
 
-class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+
+class ReadOnlyAdmin(admin.ModelAdmin[_M]):
     """An admin with view permission only, and no bulk delete action."""
 
     actions = None
@@ -30,7 +33,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(LedgerEntry)
-class LedgerEntryAdmin(ReadOnlyAdmin):
+class LedgerEntryAdmin(ReadOnlyAdmin[LedgerEntry]):
     list_display = (
         "occurred_at", "kind", "club", "match", "hand", "line_no", "category", "payer",
         "payee", "points", "base_stake", "amount", "ruling",
@@ -41,12 +44,12 @@ class LedgerEntryAdmin(ReadOnlyAdmin):
 
 
 @admin.register(HandResult)
-class HandResultAdmin(ReadOnlyAdmin):
+class HandResultAdmin(ReadOnlyAdmin[HandResult]):
     list_display = ("occurred_at", "club", "match", "hand", "seat", "user", "points", "won")
     list_filter = ("variant", "club")
 
 
 @admin.register(MatchResult)
-class MatchResultAdmin(ReadOnlyAdmin):
+class MatchResultAdmin(ReadOnlyAdmin[MatchResult]):
     list_display = ("occurred_at", "club", "match", "seat", "user", "points", "big_winner")
     list_filter = ("variant", "club")

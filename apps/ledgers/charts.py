@@ -22,7 +22,7 @@ def cumulative_chart_svg(series: list[dict[str, Any]]) -> SafeString:
     times = sorted({when for s in series for when, _ in s["points"]})
     if not times:
         return mark_safe('<p class="muted">暂无数据</p>')
-    values = [0] + [v for s in series for _, v in s["points"]]
+    values: list[float] = [0] + [v for s in series for _, v in s["points"]]
     low, high = min(values), max(values)
     if low == high:
         low, high = low - 1, high + 1

@@ -28,18 +28,23 @@ class LedgerFilterForm(forms.Form):
     def __init__(self, *args: Any, club: Club, sees_all: bool, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         members = Membership.objects.filter(club=club).select_related("user").order_by("pk")
-        self.fields["member"].choices = [("", "全部成员")] + [
+        self._choice_field("member").choices = [("", "全部成员")] + [
             (m.user_id, str(m.user)) for m in members
         ]
         if not sees_all:
             del self.fields["member"]
         rooms = Room.objects.filter(club=club).order_by("-pk")[:200]
-        self.fields["room"].choices = [("", "全部房间")] + [
+        self._choice_field("room").choices = [("", "全部房间")] + [
             (r.pk, f"{r.code} {r.name}".strip()) for r in rooms
         ]
-        self.fields["variant"].choices = [("", "全部玩法")] + [
+        self._choice_field("variant").choices = [("", "全部玩法")] + [
             (v.id, v.name) for v in VARIANTS.values()
         ]
+
+    def _choice_field(self, name: str) -> forms.ChoiceField:
+        field = self.fields[name]
+        assert isinstance(field, forms.ChoiceField), f"{name} is declared as a choice field"
+        return field
 
     def filters(self) -> LedgerFilters:
         """The valid filters (fields that did not validate are ignored)."""

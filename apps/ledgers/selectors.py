@@ -15,9 +15,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, time
-from typing import Any
+from typing import Any, TypeVar
 
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, Model, Q, QuerySet, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
@@ -34,6 +34,8 @@ MANAGERS = (Membership.Role.OWNER, Membership.Role.ADMIN)
 TILE_CODE = re.compile(r"[1-9][msp]")
 NUMERALS = "一二三四五六七八九"
 SUITS = {"m": "万", "s": "条", "p": "筒"}
+
+_M = TypeVar("_M", bound=Model)
 
 
 def tile_name(code: str) -> str:
@@ -87,7 +89,9 @@ def _day_bounds(filters: LedgerFilters) -> Q:
     return q
 
 
-def _scoped(qs: QuerySet[Any], access: LedgerAccess, filters: LedgerFilters, who: str) -> Any:
+def _scoped(
+    qs: QuerySet[_M], access: LedgerAccess, filters: LedgerFilters, who: str
+) -> QuerySet[_M]:
     """Restrict rows of the club to the filters and to what the user may see.
 
     ``who`` says how a row names its member: ``"entry"`` (payer or payee) or ``"user"``.
@@ -205,7 +209,9 @@ def cumulative_series(
         counts[user_id] = counts.get(user_id, 0) + 1
     shown = sorted(counts, key=lambda u: -counts[u])[:limit]
     names = {u.pk: str(u) for u in User.objects.filter(pk__in=shown)}
-    series = {u: {"user_id": u, "name": names[u], "points": []} for u in shown}
+    series: dict[int, dict[str, Any]] = {
+        u: {"user_id": u, "name": names[u], "points": []} for u in shown
+    }
     running = dict.fromkeys(shown, 0)
     for when, user_id, amount in sorted(events, key=lambda e: e[0]):
         if user_id in series:

@@ -16,6 +16,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from apps.core.auth import AuthenticatedHttpRequest
 from majiang.record import dumps
 
 from . import selectors, services
@@ -37,7 +38,7 @@ def _query_without_page(request: HttpRequest) -> str:
 
 
 @login_required
-def my_results(request: HttpRequest) -> HttpResponse:
+def my_results(request: AuthenticatedHttpRequest) -> HttpResponse:
     """我的战绩: my matches with per-hand results, 20 matches a page (``?page=N``)."""
     paginator = Paginator(selectors.my_match_seat_list(user=request.user), MATCHES_PER_PAGE)
     page = paginator.get_page(request.GET.get("page"))
@@ -49,7 +50,7 @@ def my_results(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
+def hand_detail(request: AuthenticatedHttpRequest, hand_id: int) -> HttpResponse:
     """A settled hand's settlement lines in words, with links to its replay and record."""
     share = request.GET.get("share", "")
     hand = selectors.hand_get_for_viewer(hand_id=hand_id, user=request.user, share=share)
@@ -62,7 +63,7 @@ def hand_detail(request: HttpRequest, hand_id: int) -> HttpResponse:
 
 
 @login_required
-def hand_replay_page(request: HttpRequest, hand_id: int) -> HttpResponse:
+def hand_replay_page(request: AuthenticatedHttpRequest, hand_id: int) -> HttpResponse:
     """战绩回放: step through a settled hand; the frames are embedded as JSON."""
     share = request.GET.get("share", "")
     hand = selectors.hand_get_for_viewer(hand_id=hand_id, user=request.user, share=share)
@@ -75,7 +76,7 @@ def hand_replay_page(request: HttpRequest, hand_id: int) -> HttpResponse:
 
 
 @login_required
-def hand_record_download(request: HttpRequest, hand_id: int) -> HttpResponse:
+def hand_record_download(request: AuthenticatedHttpRequest, hand_id: int) -> HttpResponse:
     """The hand's game record (majiang-record/1) as a JSON download."""
     share = request.GET.get("share", "")
     hand = selectors.hand_get_for_viewer(hand_id=hand_id, user=request.user, share=share)
@@ -86,7 +87,7 @@ def hand_record_download(request: HttpRequest, hand_id: int) -> HttpResponse:
 
 
 @login_required
-def club_ledger(request: HttpRequest, club_id: int) -> HttpResponse:
+def club_ledger(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse:
     """The club ledger: filters, per-member totals, chart and daily summary (over all the
     filtered rows), and the rows themselves, newest first, 100 a page (``?page=N``)."""
     access = selectors.ledger_access(club_id=club_id, user=request.user)
@@ -111,7 +112,7 @@ def club_ledger(request: HttpRequest, club_id: int) -> HttpResponse:
 
 
 @login_required
-def club_ledger_csv(request: HttpRequest, club_id: int) -> StreamingHttpResponse:
+def club_ledger_csv(request: AuthenticatedHttpRequest, club_id: int) -> StreamingHttpResponse:
     """The filtered club ledger as CSV."""
     access = selectors.ledger_access(club_id=club_id, user=request.user)
     form = LedgerFilterForm(request.GET or None, club=access.club, sees_all=access.sees_all)
@@ -124,7 +125,7 @@ def club_ledger_csv(request: HttpRequest, club_id: int) -> StreamingHttpResponse
 
 @login_required
 @require_POST
-def club_adjust(request: HttpRequest, club_id: int) -> HttpResponse:
+def club_adjust(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse:
     """The owner's correction (调账), posted from the club ledger page."""
     access = selectors.ledger_access(club_id=club_id, user=request.user)
     form = AdjustmentForm(request.POST)

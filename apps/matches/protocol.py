@@ -127,7 +127,7 @@ def parse_client_message(data: Any) -> ClientMessage:
 
 def event_to_log(event: Event) -> dict[str, Any]:
     """An event in full, for the log: the public part plus its privacy markers."""
-    out = {"public": event.to_json() if not event.private else _public_json(event)}
+    out: dict[str, Any] = {"public": event.to_json() if not event.private else _public_json(event)}
     if event.private:
         out["private"] = True
         out["full"] = event.to_json()

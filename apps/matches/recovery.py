@@ -53,7 +53,7 @@ def _sweep() -> None:
             close_old_connections()
 
 
-@worker_ready.connect
+@worker_ready.connect  # type: ignore[untyped-decorator]  # celery ships no type information
 def _on_worker_ready(**_: Any) -> None:
     try:
         logger.info("re-armed the timers of %d matches in play", timers_rearm())
@@ -65,6 +65,6 @@ def _on_worker_ready(**_: Any) -> None:
     threading.Thread(target=_sweep, name="timer-sweep", daemon=True).start()
 
 
-@worker_shutdown.connect
+@worker_shutdown.connect  # type: ignore[untyped-decorator]  # celery ships no type information
 def _on_worker_shutdown(**_: Any) -> None:
     _stop.set()

@@ -132,8 +132,8 @@ def _build(connection: BaseDatabaseWrapper) -> _Statements:
     quote = connection.ops.quote_name
     match_table = quote(Match._meta.db_table)
     columns = Match._meta.concrete_fields
-    selected = ", ".join(f"{match_table}.{quote(f.column)}" for f in columns)
-    match_pk = f"{match_table}.{quote(Match._meta.pk.column)}"
+    selected = ", ".join(f"{match_table}.{quote(_column(f))}" for f in columns)
+    match_pk = f"{match_table}.{quote(_column(Match._meta.pk))}"
     where = f" FROM {match_table} WHERE {match_pk} = %s"
     lock_sql = f"SELECT {selected}{where}"
     tail = tail_columns(connection, match_pk)
@@ -151,12 +151,12 @@ def _build(connection: BaseDatabaseWrapper) -> _Statements:
     update_fields = [_match_field(name) for name in MUTABLE_MATCH_FIELDS]
     update_sql = (
         f"UPDATE {match_table} SET "
-        + ", ".join(f"{quote(f.column)} = %s" for f in update_fields)
-        + f" WHERE {quote(Match._meta.pk.column)} = %s"
+        + ", ".join(f"{quote(_column(f))} = %s" for f in update_fields)
+        + f" WHERE {quote(_column(Match._meta.pk))} = %s"
     )
     insert_fields = [f for f in MatchEvent._meta.concrete_fields if not f.primary_key]
     insert_into = (f"INSERT INTO {quote(MatchEvent._meta.db_table)} "
-                   f"({', '.join(quote(f.column) for f in insert_fields)})")
+                   f"({', '.join(quote(_column(f)) for f in insert_fields)})")
     insert_sql = f"{insert_into} VALUES "
     row_sql = "(" + ", ".join(["%s"] * len(insert_fields)) + ")"
     typed_row_sql = "(" + ", ".join(f"%s::{f.cast_db_type(connection)}"

@@ -283,7 +283,9 @@ def _rearm_early(match_id: int, due: datetime) -> bool:
 
 def _vote_expired(change: MatchChange) -> bool:
     vote = change.match.dissolve_vote
-    return bool(vote) and epoch_ms(change.now + TIMER_TOLERANCE) >= vote["deadline"]
+    if not vote:
+        return False
+    return change.now + TIMER_TOLERANCE >= timer_due_of(int(vote["deadline"]))
 
 
 def _expire_vote(change: MatchChange) -> None:

@@ -13,7 +13,7 @@ from . import services
 from .change import TIMEOUT_TASK
 
 
-@shared_task(name=TIMEOUT_TASK, ignore_result=True)
+@shared_task(name=TIMEOUT_TASK, ignore_result=True)  # type: ignore[untyped-decorator]  # celery ships no type information
 def match_timeout(match_id: int, token: int) -> None:
     """Apply whatever is due at this match, if this is still its live timer."""
     services.match_timeout_fire(match_id=match_id, token=token)

@@ -2,15 +2,16 @@
 room's WebSocket (``ws/rooms/<code>/``) as observations, so the HTML never holds tiles."""
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from apps.clubs.models import Room, RoomSeat
 from apps.clubs.selectors import membership_role
+from apps.core.auth import AuthenticatedHttpRequest
 
 
 @login_required
-def play(request: HttpRequest, code: str) -> HttpResponse:
+def play(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     """The table of room ``code`` for a seated player, or for a spectator."""
     room = get_object_or_404(Room, code=code)
     seat = RoomSeat.objects.filter(room=room, user=request.user).values_list("seat", flat=True)

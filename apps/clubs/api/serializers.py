@@ -3,6 +3,8 @@ services check the rules."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 from ..models import Club, JoinRequest, Membership, Room, RuleTemplate
@@ -11,7 +13,7 @@ from ..selectors import variant_name
 MAX_ID = 2**31 - 1
 
 
-class ClubOutput(serializers.ModelSerializer):
+class ClubOutput(serializers.ModelSerializer[Club]):
     member_count = serializers.IntegerField(read_only=True)
     my_role = serializers.CharField(read_only=True, allow_null=True)
 
@@ -31,7 +33,7 @@ class ClubOutput(serializers.ModelSerializer):
         )
 
 
-class ClubPublicOutput(serializers.Serializer):
+class ClubPublicOutput(serializers.Serializer[dict[str, Any]]):
     """What anyone may see of a club before joining it."""
 
     id = serializers.IntegerField()
@@ -40,7 +42,7 @@ class ClubPublicOutput(serializers.Serializer):
     is_open = serializers.BooleanField()
 
 
-class ClubCreateInput(serializers.Serializer):
+class ClubCreateInput(serializers.Serializer[None]):
     name = serializers.CharField(max_length=100)
     notice = serializers.CharField(max_length=1000, required=False, allow_blank=True, default="")
     member_cap = serializers.IntegerField(
@@ -48,7 +50,7 @@ class ClubCreateInput(serializers.Serializer):
     )
 
 
-class ClubUpdateInput(serializers.Serializer):
+class ClubUpdateInput(serializers.Serializer[None]):
     name = serializers.CharField(max_length=100, required=False)
     notice = serializers.CharField(max_length=1000, required=False, allow_blank=True)
     member_cap = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False)
@@ -56,16 +58,16 @@ class ClubUpdateInput(serializers.Serializer):
     members_can_open_rooms = serializers.BooleanField(required=False)
 
 
-class ClubSearchInput(serializers.Serializer):
+class ClubSearchInput(serializers.Serializer[None]):
     club_id = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
     invite_code = serializers.CharField(max_length=32, required=False)
 
 
-class InviteCodeOutput(serializers.Serializer):
+class InviteCodeOutput(serializers.Serializer[dict[str, Any]]):
     invite_code = serializers.CharField()
 
 
-class MembershipOutput(serializers.ModelSerializer):
+class MembershipOutput(serializers.ModelSerializer[Membership]):
     user_id = serializers.IntegerField(source="user.id")
     username = serializers.CharField(source="user.username")
     display_name = serializers.CharField(source="user.__str__")
@@ -83,15 +85,15 @@ class MembershipOutput(serializers.ModelSerializer):
         )
 
 
-class RoleInput(serializers.Serializer):
+class RoleInput(serializers.Serializer[None]):
     role = serializers.ChoiceField(choices=[Membership.Role.ADMIN, Membership.Role.MEMBER])
 
 
-class UserIdInput(serializers.Serializer):
+class UserIdInput(serializers.Serializer[None]):
     user_id = serializers.IntegerField(min_value=1, max_value=MAX_ID)
 
 
-class JoinRequestInput(serializers.Serializer):
+class JoinRequestInput(serializers.Serializer[None]):
     """Find the club by ``club_id`` or by ``invite_code``."""
 
     club_id = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
@@ -99,7 +101,7 @@ class JoinRequestInput(serializers.Serializer):
     message = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
 
-class JoinRequestOutput(serializers.ModelSerializer):
+class JoinRequestOutput(serializers.ModelSerializer[JoinRequest]):
     club_name = serializers.CharField(source="club.name")
     user_id = serializers.IntegerField(source="user.id")
     display_name = serializers.CharField(source="user.__str__")
@@ -118,7 +120,7 @@ class JoinRequestOutput(serializers.ModelSerializer):
         )
 
 
-class TemplateOutput(serializers.ModelSerializer):
+class TemplateOutput(serializers.ModelSerializer[RuleTemplate]):
     variant_name = serializers.SerializerMethodField()
 
     class Meta:
@@ -136,26 +138,26 @@ class TemplateOutput(serializers.ModelSerializer):
         return variant_name(template.variant)
 
 
-class TemplateCreateInput(serializers.Serializer):
+class TemplateCreateInput(serializers.Serializer[None]):
     name = serializers.CharField(max_length=100)
     variant = serializers.CharField(max_length=40)
     settings = serializers.DictField(required=False, default=dict)
 
 
-class TemplateUpdateInput(serializers.Serializer):
+class TemplateUpdateInput(serializers.Serializer[None]):
     name = serializers.CharField(max_length=100, required=False)
     variant = serializers.CharField(max_length=40, required=False)
     settings = serializers.DictField(required=False)
 
 
-class SeatOutput(serializers.Serializer):
+class SeatOutput(serializers.Serializer[dict[str, Any]]):
     seat = serializers.IntegerField()
     user_id = serializers.IntegerField()
     display_name = serializers.CharField()
     ready = serializers.BooleanField()
 
 
-class LobbyOutput(serializers.Serializer):
+class LobbyOutput(serializers.Serializer[dict[str, Any]]):
     """A room and its seats, as also pushed over ``ws/rooms/<code>/lobby/``."""
 
     code = serializers.CharField()
@@ -172,7 +174,7 @@ class LobbyOutput(serializers.Serializer):
     seats = serializers.ListField(child=SeatOutput(allow_null=True))
 
 
-class RoomCreateInput(serializers.Serializer):
+class RoomCreateInput(serializers.Serializer[None]):
     """Either ``template_id`` (``settings`` then override some values) or ``variant``."""
 
     template_id = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
@@ -182,15 +184,15 @@ class RoomCreateInput(serializers.Serializer):
     allow_spectators = serializers.BooleanField(required=False, default=True)
 
 
-class SitInput(serializers.Serializer):
+class SitInput(serializers.Serializer[None]):
     seat = serializers.IntegerField(min_value=0, max_value=64, required=False, allow_null=True)
 
 
-class ReadyInput(serializers.Serializer):
+class ReadyInput(serializers.Serializer[None]):
     ready = serializers.BooleanField()
 
 
-class VariantOutput(serializers.Serializer):
+class VariantOutput(serializers.Serializer[dict[str, Any]]):
     id = serializers.CharField()
     name = serializers.CharField()
     settings = serializers.ListField(child=serializers.DictField())

@@ -6,11 +6,11 @@ from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, serializers, status
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.models import User
+from apps.core.auth import AuthenticatedRequest
 
 from .. import selectors
 from ..errors import ActionForbidden, ClubNotFound, InvalidInputError
@@ -34,7 +34,7 @@ class ServiceAPIView(APIView):
         return super().handle_exception(exc)
 
     @staticmethod
-    def valid(serializer_class: type[serializers.Serializer], data: Any, **kw: Any) -> Any:
+    def valid(serializer_class: type[serializers.Serializer[Any]], data: Any, **kw: Any) -> Any:
         """Validated input data, or a 400 with the serializer's field messages."""
         serializer = serializer_class(data=data, **kw)
         serializer.is_valid(raise_exception=True)
@@ -62,12 +62,12 @@ def _member_user(club: Club, user_id: int) -> User:
 
 class ClubListView(ServiceAPIView):
     @extend_schema(responses=s.ClubOutput(many=True), summary="我的亲友圈")
-    def get(self, request: Request) -> Response:
+    def get(self, request: AuthenticatedRequest) -> Response:
         clubs = selectors.club_list_for_user(user=request.user)
         return Response([_club_output(club, request.user) for club in clubs])
 
     @extend_schema(request=s.ClubCreateInput, responses={201: s.ClubOutput}, summary="创建亲友圈")
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthenticatedRequest) -> Response:
         data = self.valid(s.ClubCreateInput, request.data)
         club = club_services.club_create(owner=request.user, **data)
         return Response(_club_output(club, request.user), status=status.HTTP_201_CREATED)
@@ -77,7 +77,7 @@ class ClubSearchView(ServiceAPIView):
     @extend_schema(
         parameters=[s.ClubSearchInput], responses=s.ClubPublicOutput, summary="按圈号或邀请码查找"
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: AuthenticatedRequest) -> Response:
         data = self.valid(s.ClubSearchInput, request.query_params)
         club = selectors.club_find(
             club_id=data.get("club_id"), invite_code=data.get("invite_code", "")
@@ -96,11 +96,11 @@ class ClubSearchView(ServiceAPIView):
 
 class ClubDetailView(ServiceAPIView):
     @extend_schema(responses=s.ClubOutput, summary="亲友圈详情")
-    def get(self, request: Request, club_id: int) -> Response:
+    def get(self, request: AuthenticatedRequest, club_id: int) -> Response:
         return Response(_club_output(self.club(club_id), request.user))
 
     @extend_schema(request=s.ClubUpdateInput, responses=s.ClubOutput, summary="修改亲友圈设置")
-    def patch(self, request: Request, club_id: int) -> Response:
+    def patch(self, request: AuthenticatedRequest, club_id: int) -> Response:
         club = self.club(club_id)
         data = self.valid(s.ClubUpdateInput, request.data, partial=True)
         club = club_services.club_update(club=club, actor=request.user, **data)
@@ -109,7 +109,7 @@ class ClubDetailView(ServiceAPIView):
 
 class InviteCodeView(ServiceAPIView):
     @extend_schema(request=None, responses=s.InviteCodeOutput, summary="重置邀请码")
-    def post(self, request: Request, club_id: int) -> Response:
+    def post(self, request: AuthenticatedRequest, club_id: int) -> Response:
         code = club_services.club_invite_code_regenerate(
             club=self.club(club_id), actor=request.user
         )
@@ -118,14 +118,14 @@ class InviteCodeView(ServiceAPIView):
 
 class MemberListView(ServiceAPIView):
     @extend_schema(responses=s.MembershipOutput(many=True), summary="成员列表")
-    def get(self, request: Request, club_id: int) -> Response:
+    def get(self, request: AuthenticatedRequest, club_id: int) -> Response:
         members = selectors.membership_list(club=self.club(club_id))
         return Response(s.MembershipOutput(members, many=True).data)
 
 
 class MemberDetailView(ServiceAPIView):
     @extend_schema(request=s.RoleInput, responses=s.MembershipOutput, summary="任免管理员")
-    def patch(self, request: Request, club_id: int, user_id: int) -> Response:
+    def patch(self, request: AuthenticatedRequest, club_id: int, user_id: int) -> Response:
         club = self.club(club_id)
         data = self.valid(s.RoleInput, request.data)
         membership = member_services.membership_role_set(
@@ -134,7 +134,7 @@ class MemberDetailView(ServiceAPIView):
         return Response(s.MembershipOutput(membership).data)
 
     @extend_schema(responses={204: None}, summary="移除成员")
-    def delete(self, request: Request, club_id: int, user_id: int) -> Response:
+    def delete(self, request: AuthenticatedRequest, club_id: int, user_id: int) -> Response:
         club = self.club(club_id)
         member_services.membership_remove(
             club=club, actor=request.user, user=_member_user(club, user_id)
@@ -144,14 +144,14 @@ class MemberDetailView(ServiceAPIView):
 
 class LeaveView(ServiceAPIView):
     @extend_schema(request=None, responses={204: None}, summary="退出亲友圈")
-    def post(self, request: Request, club_id: int) -> Response:
+    def post(self, request: AuthenticatedRequest, club_id: int) -> Response:
         member_services.membership_leave(club=self.club(club_id), user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class TransferView(ServiceAPIView):
     @extend_schema(request=s.UserIdInput, responses=s.MembershipOutput, summary="转让圈主")
-    def post(self, request: Request, club_id: int) -> Response:
+    def post(self, request: AuthenticatedRequest, club_id: int) -> Response:
         club = self.club(club_id)
         data = self.valid(s.UserIdInput, request.data)
         membership = member_services.club_ownership_transfer(
@@ -162,7 +162,7 @@ class TransferView(ServiceAPIView):
 
 class ClubJoinRequestListView(ServiceAPIView):
     @extend_schema(responses=s.JoinRequestOutput(many=True), summary="待审核的入圈申请")
-    def get(self, request: Request, club_id: int) -> Response:
+    def get(self, request: AuthenticatedRequest, club_id: int) -> Response:
         pending = selectors.join_request_list_pending(club=self.club(club_id), viewer=request.user)
         return Response(s.JoinRequestOutput(pending, many=True).data)
 
@@ -171,7 +171,7 @@ class JoinRequestCreateView(ServiceAPIView):
     @extend_schema(
         request=s.JoinRequestInput, responses={201: s.JoinRequestOutput}, summary="申请入圈"
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthenticatedRequest) -> Response:
         data = self.valid(s.JoinRequestInput, request.data)
         if "club_id" not in data and not data.get("invite_code"):
             raise InvalidInputError({"club_id": "请填写圈号或邀请码"})
@@ -199,7 +199,7 @@ class JoinRequestDecisionView(ServiceAPIView):
     decision = "approve"
 
     @extend_schema(request=None, responses=s.JoinRequestOutput, summary="审核入圈申请")
-    def post(self, request: Request, request_id: int) -> Response:
+    def post(self, request: AuthenticatedRequest, request_id: int) -> Response:
         join_request = _join_request(request_id)
         selectors.club_get_for_member(club_id=join_request.club_id, user=request.user)
         if self.decision == "approve":
@@ -212,7 +212,7 @@ class JoinRequestDecisionView(ServiceAPIView):
 
 class JoinRequestCancelView(ServiceAPIView):
     @extend_schema(request=None, responses=s.JoinRequestOutput, summary="撤回入圈申请")
-    def post(self, request: Request, request_id: int) -> Response:
+    def post(self, request: AuthenticatedRequest, request_id: int) -> Response:
         join_request = _join_request(request_id)
         if join_request.user_id != request.user.pk:
             raise ClubNotFound("申请不存在")
@@ -224,14 +224,14 @@ class JoinRequestCancelView(ServiceAPIView):
 
 class TemplateListView(ServiceAPIView):
     @extend_schema(responses=s.TemplateOutput(many=True), summary="规则模板列表")
-    def get(self, request: Request, club_id: int) -> Response:
+    def get(self, request: AuthenticatedRequest, club_id: int) -> Response:
         templates = selectors.template_list(club=self.club(club_id))
         return Response(s.TemplateOutput(templates, many=True).data)
 
     @extend_schema(
         request=s.TemplateCreateInput, responses={201: s.TemplateOutput}, summary="新建规则模板"
     )
-    def post(self, request: Request, club_id: int) -> Response:
+    def post(self, request: AuthenticatedRequest, club_id: int) -> Response:
         club = self.club(club_id)
         data = self.valid(s.TemplateCreateInput, request.data)
         template = template_services.rule_template_create(club=club, actor=request.user, **data)
@@ -240,14 +240,14 @@ class TemplateListView(ServiceAPIView):
 
 class TemplateDetailView(ServiceAPIView):
     @extend_schema(responses=s.TemplateOutput, summary="规则模板详情")
-    def get(self, request: Request, club_id: int, template_id: int) -> Response:
+    def get(self, request: AuthenticatedRequest, club_id: int, template_id: int) -> Response:
         template = selectors.template_get(club=self.club(club_id), template_id=template_id)
         return Response(s.TemplateOutput(template).data)
 
     @extend_schema(
         request=s.TemplateUpdateInput, responses=s.TemplateOutput, summary="修改规则模板"
     )
-    def patch(self, request: Request, club_id: int, template_id: int) -> Response:
+    def patch(self, request: AuthenticatedRequest, club_id: int, template_id: int) -> Response:
         template = selectors.template_get(club=self.club(club_id), template_id=template_id)
         data = self.valid(s.TemplateUpdateInput, request.data, partial=True)
         template = template_services.rule_template_update(
@@ -256,7 +256,7 @@ class TemplateDetailView(ServiceAPIView):
         return Response(s.TemplateOutput(template).data)
 
     @extend_schema(responses={204: None}, summary="删除规则模板")
-    def delete(self, request: Request, club_id: int, template_id: int) -> Response:
+    def delete(self, request: AuthenticatedRequest, club_id: int, template_id: int) -> Response:
         template = selectors.template_get(club=self.club(club_id), template_id=template_id)
         template_services.rule_template_delete(template=template, actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -264,12 +264,12 @@ class TemplateDetailView(ServiceAPIView):
 
 class RoomListView(ServiceAPIView):
     @extend_schema(responses=s.LobbyOutput(many=True), summary="房间列表")
-    def get(self, request: Request, club_id: int) -> Response:
+    def get(self, request: AuthenticatedRequest, club_id: int) -> Response:
         rooms = selectors.room_list_open(club=self.club(club_id))
         return Response([selectors.lobby_state(room) for room in rooms])
 
     @extend_schema(request=s.RoomCreateInput, responses={201: s.LobbyOutput}, summary="开房间")
-    def post(self, request: Request, club_id: int) -> Response:
+    def post(self, request: AuthenticatedRequest, club_id: int) -> Response:
         club = self.club(club_id)
         data = self.valid(s.RoomCreateInput, request.data)
         template_id = data.pop("template_id", None)
@@ -296,13 +296,13 @@ class RoomView(ServiceAPIView):
 
 class RoomDetailView(RoomView):
     @extend_schema(responses=s.LobbyOutput, summary="房间与座位")
-    def get(self, request: Request, code: str) -> Response:
+    def get(self, request: AuthenticatedRequest, code: str) -> Response:
         return Response(self.room_state(code))
 
 
 class RoomSitView(RoomView):
     @extend_schema(request=s.SitInput, responses=s.LobbyOutput, summary="入座")
-    def post(self, request: Request, code: str) -> Response:
+    def post(self, request: AuthenticatedRequest, code: str) -> Response:
         room = self.room(code)
         data = self.valid(s.SitInput, request.data)
         room_services.room_sit(room=room, user=request.user, seat=data.get("seat"))
@@ -311,14 +311,14 @@ class RoomSitView(RoomView):
 
 class RoomStandView(RoomView):
     @extend_schema(request=None, responses=s.LobbyOutput, summary="离座")
-    def post(self, request: Request, code: str) -> Response:
+    def post(self, request: AuthenticatedRequest, code: str) -> Response:
         room_services.room_stand(room=self.room(code), user=request.user)
         return Response(self.room_state(code))
 
 
 class RoomReadyView(RoomView):
     @extend_schema(request=s.ReadyInput, responses=s.LobbyOutput, summary="准备/取消准备")
-    def post(self, request: Request, code: str) -> Response:
+    def post(self, request: AuthenticatedRequest, code: str) -> Response:
         room = self.room(code)
         data = self.valid(s.ReadyInput, request.data)
         room_services.room_ready_set(room=room, user=request.user, ready=data["ready"])
@@ -327,12 +327,12 @@ class RoomReadyView(RoomView):
 
 class RoomCloseView(RoomView):
     @extend_schema(request=None, responses=s.LobbyOutput, summary="解散房间")
-    def post(self, request: Request, code: str) -> Response:
+    def post(self, request: AuthenticatedRequest, code: str) -> Response:
         room_services.room_close(room=self.room(code), actor=request.user)
         return Response(self.room_state(code))
 
 
 class VariantListView(ServiceAPIView):
     @extend_schema(responses=s.VariantOutput(many=True), summary="玩法与规则设置项")
-    def get(self, request: Request) -> Response:
+    def get(self, request: AuthenticatedRequest) -> Response:
         return Response(selectors.variant_list())

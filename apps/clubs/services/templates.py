@@ -22,7 +22,10 @@ def _check_name(club: Club, name: str, exclude_pk: int | None = None) -> str:
         raise InvalidInputError({"name": "名称不能为空"})
     if len(name) > NAME_MAX:
         raise InvalidInputError({"name": f"名称不能超过 {NAME_MAX} 个字"})
-    if RuleTemplate.objects.filter(club=club, name=name).exclude(pk=exclude_pk).exists():
+    same_name = RuleTemplate.objects.filter(club=club, name=name)
+    if exclude_pk is not None:
+        same_name = same_name.exclude(pk=exclude_pk)
+    if same_name.exists():
         raise InvalidInputError({"name": "已有同名的规则模板"})
     return name
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 from ..models import LedgerEntry
@@ -39,7 +41,7 @@ class LedgerFilterInput(serializers.Serializer[None]):
     variant = serializers.CharField(required=False, allow_blank=True, help_text="玩法")
 
 
-class MemberTotalOutput(serializers.Serializer[None]):
+class MemberTotalOutput(serializers.Serializer[dict[str, Any]]):
     user_id = serializers.IntegerField()
     name = serializers.CharField()
     points = serializers.IntegerField()
@@ -50,7 +52,7 @@ class MemberTotalOutput(serializers.Serializer[None]):
     big_wins = serializers.IntegerField(help_text="大赢家次数")
 
 
-class DailyOutput(serializers.Serializer[None]):
+class DailyOutput(serializers.Serializer[dict[str, Any]]):
     day = serializers.DateField()
     matches = serializers.IntegerField()
     hands = serializers.IntegerField()
@@ -59,7 +61,7 @@ class DailyOutput(serializers.Serializer[None]):
     adjustments = serializers.IntegerField()
 
 
-class SummaryOutput(serializers.Serializer[None]):
+class SummaryOutput(serializers.Serializer[dict[str, Any]]):
     members = MemberTotalOutput(many=True)
     daily = DailyOutput(many=True)
 
@@ -73,7 +75,7 @@ class AdjustmentInput(serializers.Serializer[None]):
     corrects = serializers.IntegerField(required=False, allow_null=True, min_value=1)
 
 
-class HandResultOutput(serializers.Serializer[None]):
+class HandResultOutput(serializers.Serializer[dict[str, Any]]):
     hand = serializers.IntegerField()
     number = serializers.IntegerField()
     points = serializers.IntegerField()
@@ -81,7 +83,7 @@ class HandResultOutput(serializers.Serializer[None]):
     won = serializers.BooleanField()
 
 
-class MyMatchOutput(serializers.Serializer[None]):
+class MyMatchOutput(serializers.Serializer[dict[str, Any]]):
     match = serializers.IntegerField()
     club = serializers.IntegerField()
     room_code = serializers.CharField()
@@ -94,13 +96,13 @@ class MyMatchOutput(serializers.Serializer[None]):
     hands = HandResultOutput(many=True)
 
 
-class HandLineOutput(serializers.Serializer[None]):
+class HandLineOutput(serializers.Serializer[dict[str, Any]]):
     text = serializers.CharField(help_text="如「冲锋鸡: 李四 → 张三 3分」")
     entry = LedgerEntryOutput()
     adjustment = serializers.BooleanField()
 
 
-class HandOutput(serializers.Serializer[None]):
+class HandOutput(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
     match = serializers.IntegerField()
     number = serializers.IntegerField()

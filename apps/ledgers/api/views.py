@@ -9,10 +9,10 @@ from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions, status
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.core.auth import AuthenticatedRequest
 from majiang.record import dumps
 
 from .. import selectors, services
@@ -51,7 +51,7 @@ class LedgerAPIView(APIView):
 class ClubEntriesView(LedgerAPIView):
     @extend_schema(parameters=[s.LedgerFilterInput], responses=s.LedgerEntryOutput(many=True),
                    summary="亲友圈账本明细（最近 1000 条）")
-    def get(self, request: Request, club_id: int) -> Response:
+    def get(self, request: AuthenticatedRequest, club_id: int) -> Response:
         access, filters = self.scope(club_id)
         entries = selectors.ledger_entry_list(access=access, filters=filters)
         return Response(s.LedgerEntryOutput(entries.reverse()[:ENTRY_LIMIT], many=True).data)
@@ -60,7 +60,7 @@ class ClubEntriesView(LedgerAPIView):
 class ClubSummaryView(LedgerAPIView):
     @extend_schema(parameters=[s.LedgerFilterInput], responses=s.SummaryOutput,
                    summary="成员统计与每日汇总")
-    def get(self, request: Request, club_id: int) -> Response:
+    def get(self, request: AuthenticatedRequest, club_id: int) -> Response:
         access, filters = self.scope(club_id)
         return Response(s.SummaryOutput({
             "members": selectors.member_totals(access=access, filters=filters),
@@ -71,7 +71,7 @@ class ClubSummaryView(LedgerAPIView):
 class ClubExportView(LedgerAPIView):
     @extend_schema(parameters=[s.LedgerFilterInput],
                    responses={(200, "text/csv"): OpenApiTypes.STR}, summary="导出账本 CSV")
-    def get(self, request: Request, club_id: int) -> StreamingHttpResponse:
+    def get(self, request: AuthenticatedRequest, club_id: int) -> StreamingHttpResponse:
         access, filters = self.scope(club_id)
         entries = selectors.ledger_entry_list(access=access, filters=filters)
         response = StreamingHttpResponse(ledger_csv(entries.iterator()), content_type="text/csv")
@@ -82,7 +82,7 @@ class ClubExportView(LedgerAPIView):
 class ClubAdjustmentView(LedgerAPIView):
     @extend_schema(request=s.AdjustmentInput, responses={201: s.LedgerEntryOutput},
                    summary="圈主调账")
-    def post(self, request: Request, club_id: int) -> Response:
+    def post(self, request: AuthenticatedRequest, club_id: int) -> Response:
         access = selectors.ledger_access(club_id=club_id, user=request.user)
         data = s.AdjustmentInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -97,7 +97,7 @@ class ClubAdjustmentView(LedgerAPIView):
 
 class MyMatchesView(LedgerAPIView):
     @extend_schema(responses=s.MyMatchOutput(many=True), summary="我的战绩")
-    def get(self, request: Request) -> Response:
+    def get(self, request: AuthenticatedRequest) -> Response:
         out = [
             {
                 "match": m["match"].pk, "club": m["match"].club_id,
@@ -113,12 +113,14 @@ class MyMatchesView(LedgerAPIView):
             }
             for m in selectors.my_match_list(user=request.user)
         ]
-        return Response(s.MyMatchOutput(out, many=True).data)
+        # With many=True a Serializer takes a list of instances; only ModelSerializer's stub
+        # says so.
+        return Response(s.MyMatchOutput(out, many=True).data)  # type: ignore[arg-type]
 
 
 class HandView(LedgerAPIView):
     @extend_schema(parameters=[SHARE], responses=s.HandOutput, summary="一局的结算明细")
-    def get(self, request: Request, hand_id: int) -> Response:
+    def get(self, request: AuthenticatedRequest, hand_id: int) -> Response:
         hand = selectors.hand_get_for_viewer(
             hand_id=hand_id, user=request.user, share=request.query_params.get("share", "")
         )
@@ -131,7 +133,7 @@ class HandView(LedgerAPIView):
 class HandReplayView(LedgerAPIView):
     @extend_schema(parameters=[SHARE], responses=OpenApiTypes.OBJECT,
                    summary="回放帧（仅限已结算的牌局）")
-    def get(self, request: Request, hand_id: int) -> Response:
+    def get(self, request: AuthenticatedRequest, hand_id: int) -> Response:
         hand = selectors.hand_get_for_viewer(
             hand_id=hand_id, user=request.user, share=request.query_params.get("share", "")
         )
@@ -142,7 +144,7 @@ class HandRecordView(LedgerAPIView):
     @extend_schema(parameters=[SHARE],
                    responses={200: OpenApiResponse(OpenApiTypes.OBJECT, "majiang-record/1")},
                    summary="下载牌谱 JSON")
-    def get(self, request: Request, hand_id: int) -> HttpResponse:
+    def get(self, request: AuthenticatedRequest, hand_id: int) -> HttpResponse:
         hand = selectors.hand_get_for_viewer(
             hand_id=hand_id, user=request.user, share=request.query_params.get("share", "")
         )

@@ -9,6 +9,8 @@ settlement row is still found by ``manage.py ledger_verify``. Other vendors get 
 """
 
 from django.db import migrations
+from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+from django.db.migrations.state import StateApps
 
 TABLES = ("ledgers_ledgerentry", "ledgers_handresult", "ledgers_matchresult")
 
@@ -40,7 +42,7 @@ def _postgres(table: str) -> tuple[str, str]:
     )
 
 
-def create(apps, schema_editor):
+def create(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     vendor = schema_editor.connection.vendor
     if vendor == "sqlite":
         for table in TABLES:
@@ -51,7 +53,7 @@ def create(apps, schema_editor):
             schema_editor.execute(_postgres(table)[0])
 
 
-def drop(apps, schema_editor):
+def drop(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     vendor = schema_editor.connection.vendor
     if vendor == "sqlite":
         for table in TABLES:
