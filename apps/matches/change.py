@@ -200,7 +200,7 @@ class MatchChange:
             if auto & set(self.rnd.pending()):
                 due.append(self.now + AUTO_PLAY_DELAY)
         if match.dissolve_vote:
-            due.append(datetime.fromtimestamp(match.dissolve_vote["deadline"] / 1000, tz=UTC))
+            due.append(timer_due_of(int(match.dissolve_vote["deadline"])))
         return min(due) if due else None
 
     def timer_rule(self) -> TimerRule:
@@ -228,9 +228,7 @@ class MatchChange:
         written), publishing it on commit."""
         due = self.arm_timer()
         if due is not None:
-            match_id = self.match.pk
-            Match.objects.filter(pk=match_id).update(timer_due=due)
-            transaction.on_commit(lambda: timer_schedule(match_id, due), robust=True)
+            timer_write(self.match.pk, due)
 
     def save(self) -> None:
         """Write the match, players, hand and log; register broadcast and timer on commit."""
@@ -280,6 +278,16 @@ class MatchChange:
 
 def _player_fields(player: MatchPlayer) -> tuple[int, bool]:
     return player.consecutive_timeouts, player.auto_play
+
+
+def timer_write(match_id: int, due: datetime, **unchanged: Any) -> bool:
+    """Record ``due`` as the match's live timer (``timer_due`` alone is written), if the row
+    still has the values ``unchanged`` names, and publish the timer on commit. Return
+    whether it was written."""
+    if not Match.objects.filter(pk=match_id, **unchanged).update(timer_due=due):
+        return False
+    transaction.on_commit(lambda: timer_schedule(match_id, due), robust=True)
+    return True
 
 
 def timer_schedule(match_id: int, due: datetime) -> str:

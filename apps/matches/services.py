@@ -1,7 +1,8 @@
 """Writes of live play. Every change to a match goes through one of these, serialised by
 ``select_for_update`` on the match row (``BEGIN IMMEDIATE`` on SQLite), or, for a player's
 move made from this process's cache, by a write that checks the row is still the cached one
-(:meth:`MatchChange.from_cache`).
+(:meth:`MatchChange.from_cache`), or, for a timer that fired early and only re-arms, by a
+write that checks the row is still the one it read (:func:`_rearm_early`).
 
 - :func:`match_start`: a room's seats are all ready → create the match, deal hand 1.
 - :func:`match_act`: a client message from a user (action, ready, 托管 off, dissolve vote).
@@ -30,7 +31,7 @@ from .change import (
     MatchChange,
     NeedsLockError,
     timer_due_of,
-    timer_schedule,
+    timer_write,
 )
 from .frames import epoch_ms
 from .models import Match, MatchEvent, MatchPlayer
@@ -252,33 +253,35 @@ def _past(change: MatchChange, moment: Any) -> bool:
 def _rearm_early(match_id: int, due: datetime) -> bool:
     """The usual fire of a live timer: early, the players having acted in time. Return
     whether that was all: the timer is no longer live, or nothing is due (deadline,
-    dissolve vote) and no seat is in 托管 (whose short delay needs the round), and the timer
-    was re-armed for the next due moment. ``False`` leaves the fire to the locked path.
+    dissolve vote) and no seat is in 托管 during a hand (its short delay needs the round),
+    and the timer was re-armed for the next due moment. ``False`` leaves the fire to the
+    locked path.
 
     Without the row lock, which would hold up the table's next move while this worker
-    runs: one read, then a write that re-arms only if the row is still the one read (same
-    version, same live timer). A change committed in between makes it ``False``.
+    runs: a read, then a write that re-arms only if the row is still the one read (same
+    version, same live timer, still playing). Every change of what decides the next due
+    moment bumps the version. A change committed in between makes the write miss: the row
+    is read again, once, before the locked path takes over.
     """
     auto_play = MatchPlayer.objects.filter(match=OuterRef("pk"), auto_play=True)
-    match = (Match.objects.filter(pk=match_id)
-             .only("version", "status", "stage", "deadline", "dissolve_vote", "timer_due")
-             .annotate(auto_play=Exists(auto_play)).first())
-    if match is None or match.timer_due != due or match.status != Match.Status.PLAYING:
-        return True
-    change = MatchChange(match, [], None, None)
-    if _past(change, match.deadline) or _vote_expired(change):
-        return False
-    if match.stage == Match.Stage.HAND and match.auto_play:
-        return False
-    next_due = change.timer_rule().due
-    if next_due is None:
-        return True
-    if not Match.objects.filter(pk=match_id, version=match.version, timer_due=due).update(
-        timer_due=next_due
-    ):
-        return False
-    transaction.on_commit(lambda: timer_schedule(match_id, next_due), robust=True)
-    return True
+    for _ in range(2):
+        match = (Match.objects.filter(pk=match_id)
+                 .only("version", "status", "stage", "deadline", "dissolve_vote", "timer_due")
+                 .annotate(auto_play=Exists(auto_play)).first())
+        if match is None or match.timer_due != due or match.status != Match.Status.PLAYING:
+            return True
+        change = MatchChange(match, [], None, None)
+        if _past(change, match.deadline) or _vote_expired(change):
+            return False
+        if match.stage == Match.Stage.HAND and match.auto_play:
+            return False
+        next_due = change.timer_rule().due
+        if next_due is None:
+            return True
+        if timer_write(match_id, next_due, version=match.version, timer_due=due,
+                       status=Match.Status.PLAYING):
+            return True
+    return False
 
 
 def _vote_expired(change: MatchChange) -> bool:
