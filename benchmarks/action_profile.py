@@ -17,15 +17,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
-import os
 import pstats
 import random
 import statistics
 import time
-import uuid
 
-from .load.processes import server_env
-from .load.run import fresh_database
+from .load.run import prepare
 
 DATABASE = "postgres://postgres@127.0.0.1:5432/bench_profile?conn_max_age=600"
 REDIS = "redis://127.0.0.1:6379/8"
@@ -41,17 +38,9 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
     parser.add_argument("--redis-url", default=REDIS)
     args = parser.parse_args()
 
-    fresh_database(args.database_url)
-    os.environ.update(server_env(database=args.database_url, redis=args.redis_url,
-                                 queue=f"bench-{uuid.uuid4().hex[:8]}", unlimited_rate=True),
-                      # In this process, where it can be measured and profiled.
-                      MOVE_PROCESSES="0")
-    import django  # noqa: PLC0415
-
-    django.setup()
-    import redis  # noqa: PLC0415
+    # Moves in this process, where they can be measured and profiled.
+    prepare(args.database_url, args.redis_url, MOVE_PROCESSES="0")
     from channels.db import database_sync_to_async  # noqa: PLC0415
-    from django.core.management import call_command  # noqa: PLC0415
     from django.db import connection  # noqa: PLC0415
 
     from apps.matches import broadcast, services, state  # noqa: PLC0415
@@ -59,8 +48,6 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
     from majiang import get_variant  # noqa: PLC0415
     from tests.security.helpers import build_table  # noqa: PLC0415
 
-    redis.Redis.from_url(args.redis_url).flushdb()
-    call_command("migrate", interactive=False, verbosity=0)
     variants = ["duyun" if i % 2 else "zigong" for i in range(args.tables)]
     tables = [build_table(v, turn_seconds=30,
                           hands_per_match=max(get_variant(v).schema["hands_per_match"].choices))

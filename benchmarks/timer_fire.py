@@ -19,15 +19,12 @@ lock. The reference, in the same process and run, is one ``SELECT 1`` round trip
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import time
-import uuid
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from .load.processes import server_env
-from .load.run import fresh_database
+from .load.run import prepare
 
 DATABASE = "postgres://postgres@127.0.0.1:5432/bench_timer?conn_max_age=600"
 REDIS = "redis://127.0.0.1:6379/8"
@@ -51,20 +48,9 @@ def main() -> None:
     parser.add_argument("--redis-url", default=REDIS)
     args = parser.parse_args()
 
-    fresh_database(args.database_url)
-    os.environ.update(server_env(database=args.database_url, redis=args.redis_url,
-                                 queue=f"bench-{uuid.uuid4().hex[:8]}", unlimited_rate=True),
-                      MOVE_PROCESSES="0")
-    import django  # noqa: PLC0415
-
-    django.setup()
-    import redis  # noqa: PLC0415
-    from django.core.management import call_command  # noqa: PLC0415
-
+    prepare(args.database_url, args.redis_url, MOVE_PROCESSES="0")  # fires in this process
     from tests.security.helpers import build_table  # noqa: PLC0415
 
-    redis.Redis.from_url(args.redis_url).flushdb()
-    call_command("migrate", interactive=False, verbosity=0)
     match_ids = [build_table("duyun" if i % 2 else "zigong").match.pk
                  for i in range(args.tables)]
     runs = measure(match_ids, args.repeats)
