@@ -7,7 +7,7 @@ With no environment variables set this is a development setup: DEBUG on, SQLite 
 Environment variables:
     DEBUG, SECRET_KEY (required when DEBUG is off), ALLOWED_HOSTS, CSRF_TRUSTED_ORIGINS,
     DATABASE_URL (e.g. ``postgres://user@host:5432/db``), REDIS_URL,
-    SECURE_SSL_REDIRECT, SECURE_HSTS_SECONDS, DATABASE_PREPARE_THRESHOLD, MOVE_PROCESSES.
+    SECURE_SSL_REDIRECT, SECURE_HSTS_SECONDS, DATABASE_POOL_SIZE.
 """
 
 import os
@@ -92,7 +92,6 @@ TEMPLATES = [
 DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
 }
-DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Writers queue up (BEGIN IMMEDIATE) instead of failing: SQLite's stand-in for the
     # select_for_update that serialises a match's actions on PostgreSQL. The test database
@@ -100,22 +99,15 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {"transaction_mode": "IMMEDIATE", "timeout": 20}
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-{os.getpid()}.sqlite3")}
 else:
-    # One test database per test run (process), so concurrent runs on one server never
-    # collide (pytest-xdist appends its worker suffix to this name).
+    # Under ASGI every request and every move runs in a thread of its own, so connections
+    # are not kept per thread (CONN_MAX_AGE 0) but borrowed from psycopg's pool, as Django
+    # recommends. One test database per test run (process), so concurrent runs on one
+    # server never collide (pytest-xdist appends its worker suffix to this name).
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 2, "max_size": env.int("DATABASE_POOL_SIZE", default=20), "timeout": 10,
+    }
     DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}
-    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-        # The same backend, with a health check that pings only a connection whose socket
-        # shows that something happened to it (apps/core/postgresql/base.py).
-        DATABASES["default"]["ENGINE"] = "apps.core.postgresql"
-        # Parameters travel apart from the SQL (no client-side interpolation). A statement
-        # run more than DATABASE_PREPARE_THRESHOLD times on a connection is prepared, so the
-        # server parses and plans every move's three statements once per connection (it cut
-        # PostgreSQL's CPU per move by about 40%); 0 or less turns preparing off (needed
-        # behind PgBouncer in transaction mode).
-        threshold = env.int("DATABASE_PREPARE_THRESHOLD", default=5)
-        DATABASES["default"].setdefault("OPTIONS", {}).update(
-            server_side_binding=True, prepare_threshold=threshold if threshold > 0 else None,
-        )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "accounts.User"
@@ -200,17 +192,14 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_TRACK_STARTED = True
 CELERY_TASK_DEFAULT_QUEUE = env("CELERY_QUEUE", default="celery")
-# Celery's Django fix-up closes the database connection around every task (a new PostgreSQL
-# backend per timer); a large reuse count turns that off, and config/celery.py applies
-# Django's own per-request rule (CONN_MAX_AGE, CONN_HEALTH_CHECKS) around each task instead.
+# Celery's Django fix-up closes the database connection around every task; config/celery.py
+# applies Django's own per-request rule around each task instead.
 CELERY_DB_REUSE_MAX = 1_000_000
-
-# Each daphne process hands moves to this many child processes of its own (apps/matches/
-# movers.py), so that a move's work runs beside the relaying of frames instead of sharing
-# one interpreter lock with it. 0 runs moves in the daphne process's threads.
-MOVE_PROCESSES = env.int("MOVE_PROCESSES", default=2)
-MOVE_PROCESS_SETUP: list[str] = []
-"""Dotted paths of callables each move process runs once Django is set up."""
+# Celery beat (embedded: the worker's --beat; at scale: one `celery -A config beat` process)
+# sweeps the matches whose next due moment has passed (apps/matches/tasks.py). A schedule
+# of one task every second has nothing worth keeping on disk.
+CELERY_BEAT_SCHEDULE = {"matches-sweep": {"task": "matches.sweep", "schedule": 1.0}}
+CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -43,15 +43,6 @@ def fast_password_hashing() -> Iterator[None]:
         yield
 
 
-@pytest.fixture(scope="session", autouse=True)
-def moves_in_threads() -> Iterator[None]:
-    """In-process tests run moves in the test process's threads: a move process could not
-    see a test's uncommitted data (or its in-memory database). Server processes that tests
-    start read ``MOVE_PROCESSES`` from their environment, and use move processes."""
-    with override_settings(MOVE_PROCESSES=0):
-        yield
-
-
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> None:
     """Every test starts with an empty cache (rate-limit counters included), and with no
@@ -61,9 +52,7 @@ def _fresh_cache() -> None:
     from apps.matches import state
 
     cache.clear()
-    with state._cache_lock:
-        state._cache.clear()
-        state._changed_elsewhere.clear()
+    state.state_forget_all()
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from apps.core.group_publish import group_publish
+from apps.core.groups import group_send
 
 from .models import Room
 from .selectors import lobby_state
@@ -28,4 +28,4 @@ def lobby_broadcast_on_commit(room_id: int) -> None:
 def lobby_broadcast(room_id: int) -> None:
     """Send the room's current lobby state to everyone watching it."""
     room = Room.objects.select_related("club").get(pk=room_id)
-    group_publish(lobby_group_name(room_id), {"type": LOBBY_EVENT, "state": lobby_state(room)})
+    group_send(lobby_group_name(room_id), {"type": LOBBY_EVENT, "state": lobby_state(room)})

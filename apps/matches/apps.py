@@ -10,6 +10,5 @@ class MatchesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """Connect the receivers: match start when a room is all ready, and the re-arming
-        of timers when a Celery worker starts."""
-        from . import receivers, recovery  # noqa: F401, PLC0415  (they connect on import)
+        """Connect the receiver that starts a match when a room is all ready."""
+        from . import receivers  # noqa: F401, PLC0415  (it connects on import)

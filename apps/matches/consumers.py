@@ -2,8 +2,8 @@
 
 Thin by design: it authenticates (session user from ``AuthMiddlewareStack``; the origin is
 checked by ``AllowedHostsOriginValidator``), decides seat or spectator, relays client
-messages to :func:`apps.matches.services.match_act` in the match's owner process
-(:mod:`apps.matches.owners`), and forwards committed updates from
+messages to :func:`apps.matches.services.match_act` (in a worker thread, one call per match
+at a time: :func:`apps.matches.broadcast.call_in_order`), and forwards committed updates from
 the channel layer in version order, catching up from the log when it sees a gap. A seated
 connection also keeps its seat's presence (:mod:`apps.matches.presence`) alive and tells the
 table when a seat comes online or goes offline (a ``presence`` frame).
@@ -33,7 +33,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.db import InterfaceError, OperationalError
 from redis.exceptions import RedisError
 
-from . import broadcast, movers, owners, presence, selectors
+from . import broadcast, presence, selectors, services
 from .protocol import MAX_MESSAGE_BYTES, MatchError, decode_message, encode_frame
 
 CLOSE_UNAUTHENTICATED = 4401
@@ -94,8 +94,6 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def connect(self) -> None:
         """Authenticate, decide seat or spectator, subscribe, send the current view."""
-        movers.start()
-        owners.start()
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
@@ -118,12 +116,6 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self.order = asyncio.Lock()
         self.bucket = TokenBucket(self.messages_per_second, self.message_burst)
         self.limited_notice_at = 0.0
-        # Client messages are handled one at a time, in order, by their own task, so that
-        # updates keep being forwarded while a move is in flight: the move's own update,
-        # published at its commit, reaches the player without waiting for the call's
-        # result to come back from the move process.
-        self.inbox: asyncio.Queue[Any] = asyncio.Queue()
-        self.handler = asyncio.create_task(self._handle_inbox())
         await self.accept()
         await self.channel_layer.group_add(broadcast.room_group(self.room_id), self.channel_name)
         self.heartbeat = asyncio.create_task(self._heartbeat())
@@ -258,11 +250,10 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         """Give up this connection's presence (reporting a seat gone offline); leave groups."""
         if not hasattr(self, "room_id"):
             return
-        for task in (self.heartbeat, self.handler):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
+        if self.heartbeat is not None:
+            self.heartbeat.cancel()
+            with contextlib.suppress(BaseException):
+                await self.heartbeat
         await self._leave_match()
         await self.channel_layer.group_discard(
             broadcast.room_group(self.room_id), self.channel_name
@@ -283,20 +274,13 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         except ValueError:
             await self._refuse(MatchError("malformed", "消息不是有效的 JSON"))
             return
-        self.inbox.put_nowait(content)
-
-    async def _handle_inbox(self) -> None:
-        """Handle the client's messages in the order they came (bounded by the rate limit).
-        A failure that is not an answer to the client closes the connection, as an error
-        in a handler would; the client reconnects and resyncs."""
-        while True:
-            content = await self.inbox.get()
-            try:
-                await self.receive_json(content)
-            except Exception:
-                logger.exception("room %s: a client message failed", self.room_id)
-                await self.close(code=CLOSE_INTERNAL_ERROR)
-                return
+        try:
+            await self.receive_json(content)
+        except Exception:
+            # Not an answer to the client: a bug. Close as an error in a handler would;
+            # the client reconnects and resyncs.
+            logger.exception("room %s: a client message failed", self.room_id)
+            await self.close(code=CLOSE_INTERNAL_ERROR)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         """Handle ``hello`` here; send everything else to the match service."""
@@ -316,13 +300,16 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self._refuse(MatchError("not_seated"))
             return
         try:
-            await owners.act(match_id=self.match_id, user_id=self.user.pk, payload=content)
+            await broadcast.call_in_order(
+                services.match_act, match_id=self.match_id, user_id=self.user.pk,
+                payload=content,
+            )
         except MatchError as error:
             await self._refuse(error)
         except (OperationalError, InterfaceError):
             # The database is unreachable: nothing was saved, unless the link dropped during
-            # the commit itself (a move from the cache commits with its one statement): the
-            # client's ``hello`` resync, which it repeats after ``unavailable``, shows which.
+            # the commit itself; the client's ``hello`` resync, which it repeats after
+            # ``unavailable``, shows which.
             await self._unavailable()
 
     async def _unavailable(self) -> None:

@@ -58,7 +58,7 @@ def match_create(*, room: Room) -> MatchChange:
         MatchPlayer.objects.create(match=match, seat=s.seat, user=s.user) for s in seats
     ]
     Room.objects.filter(pk=room.pk).update(status=Room.Status.PLAYING)
-    change = MatchChange(match, players, None, None)
+    change = MatchChange.new(match, players)
     change.log(
         MatchEvent.Kind.TABLE,
         [table_event("match_start", hands_total=match.hands_total, dealer=match.dealer)],
@@ -139,7 +139,6 @@ def action_apply(
 
 def hand_close(change: MatchChange) -> None:
     """Settle an ended hand, reveal its seed, rotate the dealer; end the match if it is over."""
-    change.lock()
     match, hand, rnd = change.match, change.hand, change.rnd
     assert hand is not None and rnd is not None
     rules = RulesMatch(
@@ -181,7 +180,6 @@ def _reveal(hand: Hand) -> dict[str, Any]:
 
 def match_close(change: MatchChange, status: str) -> None:
     """End the match (all hands played, or dissolved by vote) and close the room."""
-    change.lock()
     match, hand = change.match, change.hand
     extra: list[dict[str, Any]] = []
     if status == Match.Status.DISSOLVED and hand is not None and hand.ended_at is None:

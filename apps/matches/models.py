@@ -45,7 +45,7 @@ class Match(models.Model):
     deadline = models.DateTimeField(null=True, blank=True, help_text="当前决策点的截止时间")
     timer_due = models.DateTimeField(
         null=True, blank=True,
-        help_text="已排定的计时器的触发时间；携带其他时间的计时器已被取代，触发时不做任何事",
+        help_text="下一个到期时刻（截止时间、托管出牌、解散投票结束）；每秒的巡检处理已到期的对局",
     )
     ready_seats = models.JSONField(default=list, help_text="局间已准备的座位")
     dissolve_vote = models.JSONField(
@@ -57,7 +57,10 @@ class Match(models.Model):
     class Meta:
         verbose_name = "对局"
         verbose_name_plural = "对局"
-        indexes = (models.Index(fields=["room", "-created_at"]),)
+        indexes = (
+            models.Index(fields=["room", "-created_at"]),
+            models.Index(fields=["status", "timer_due"], name="match_due_sweep"),
+        )
 
     def __str__(self) -> str:
         return f"match #{self.pk} ({self.variant}, v{self.version})"

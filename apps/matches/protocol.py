@@ -66,11 +66,6 @@ class MatchError(Exception):
         self.code = code
         self.message = message or ERROR_MESSAGES.get(code, "操作无效")
 
-    def __reduce__(self) -> tuple[type[MatchError], tuple[str, str]]:
-        # A refusal made in a move process (apps.matches.movers) is pickled back to the
-        # socket process; the default would keep only ``code`` and lose the message.
-        return MatchError, (self.code, self.message)
-
     def to_json(self) -> dict[str, Any]:
         """The error frame sent to the client."""
         return {"type": "error", "code": self.code, "message": self.message}

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 
 from apps.clubs.models import Room, RoomSeat
 from apps.clubs.selectors import membership_role
@@ -72,11 +71,18 @@ def room_match_version(room_id: int) -> tuple[int, int] | None:
 
 
 def table_snapshot(match_id: int, viewer: int | None) -> dict[str, Any]:
-    """The ``snapshot`` frame of a match for ``viewer`` (a seat, or None for spectators)."""
+    """The ``snapshot`` frame of a match for ``viewer`` (a seat, or None for spectators).
+
+    Built from this process's cached state when it is at the match's version (the usual
+    case: the connection follows moves this process made), else from the log."""
     match = Match.objects.get(pk=match_id)
-    rows = state.table_read(match)
-    connected = presence.seats_connected(match.pk, [p.seat for p in rows.players])
-    return snapshot_frame(match, rows.players, rows.hand, rows.rnd, viewer, connected=connected)
+    table = state.state_checkout(match)
+    try:
+        connected = presence.seats_connected(match.pk, [p.seat for p in table.players])
+        return snapshot_frame(match, table.players, table.hand, table.rnd, viewer,
+                              connected=connected)
+    finally:
+        state.state_checkin(match, table)
 
 
 def table_catchup(match_id: int, since: int, viewer: int | None) -> dict[str, Any]:
@@ -96,15 +102,3 @@ def table_catchup(match_id: int, since: int, viewer: int | None) -> dict[str, An
         "from": since,
         "events": viewer_events(entries.order_by("seq"), viewer),
     }
-
-
-def playing_match_ids(*, timer_overdue_at: datetime | None = None) -> list[int]:
-    """IDs of every match in play, or only of those whose live timer was due before
-    ``timer_overdue_at`` and has not fired (or that have none though a deadline passed)."""
-    matches = Match.objects.filter(status=Match.Status.PLAYING)
-    if timer_overdue_at is not None:
-        matches = matches.filter(
-            Q(timer_due__lt=timer_overdue_at)
-            | Q(timer_due__isnull=True, deadline__lt=timer_overdue_at)
-        )
-    return list(matches.values_list("pk", flat=True))

@@ -1,16 +1,14 @@
 """Writes of live play. Every change to a match goes through one of these, serialised by
-``select_for_update`` on the match row (``BEGIN IMMEDIATE`` on SQLite), or, for a player's
-move made from this process's cache, by a write that checks the row is still the cached one
-(:meth:`MatchChange.from_cache`), or, for a timer that fired early and only re-arms, by a
-write that checks the row is still the one it read (:func:`_rearm_early`).
+``select_for_update`` on the match row (``BEGIN IMMEDIATE`` on SQLite).
 
 - :func:`match_start`: a room's seats are all ready → create the match, deal hand 1.
 - :func:`match_act`: a client message from a user (action, ready, 托管 off, dissolve vote).
-- :func:`match_timeout_fire`: the match's live Celery timer fired.
-- :func:`match_timer_rearm`: arm a fresh timer (recovery of a lost one).
+- :func:`match_timers_fire`: act on every match whose next due moment has passed (the
+  sweep that Celery beat runs every second).
+- :func:`match_dissolve`: end a match at once, as a passed dissolve vote would (admin).
 
-Each checks, applies and appends to the log in one transaction; broadcasting and the next
-timer are registered with ``transaction.on_commit``.
+Each checks, applies and appends to the log in one transaction; the broadcast is
+registered with ``transaction.on_commit``.
 """
 
 from __future__ import annotations
@@ -19,20 +17,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.utils import timezone
 
 from apps.clubs.models import Room
 from majiang import IllegalActionError
 
-from . import lifecycle, rows, state
-from .change import (
-    AUTO_PLAY_DELAY,
-    TIMER_TOLERANCE,
-    MatchChange,
-    NeedsLockError,
-    timer_due_of,
-    timer_write,
-)
+from . import lifecycle
+from .change import AUTO_PLAY_DELAY, MatchChange, moment_of
 from .frames import epoch_ms
 from .models import Match, MatchEvent, MatchPlayer
 from .protocol import ClientMessage, MatchError, parse_client_message, table_event
@@ -59,47 +50,17 @@ def match_act(*, match_id: int, user_id: int, payload: Any) -> int:
     ``stale_version``, a rules code such as ``not_your_turn`` ...) with nothing changed.
     """
     message = parse_client_message(payload)
-    if message.is_action:
-        version = _act_from_cache(match_id, user_id, message)
-        if version is not None:
-            return version
     with transaction.atomic():
         change = MatchChange.open(match_id)
+        if change is None:
+            raise MatchError("no_match")
         try:
             _dispatch(change, user_id, message)
         except MatchError:
-            _keep_cached_round(change)
+            change.release()
             raise
         change.save()
     return change.match.version
-
-
-def _act_from_cache(match_id: int, user_id: int, message: ClientMessage) -> int | None:
-    """Make a player's action from this process's cached state, without the row lock
-    (:meth:`MatchChange.from_cache`); return the new version, or ``None`` when the action
-    must be made on the locked path: no usable entry, a row that moved on, or a refusal
-    (which the locked path gives, or not, from the row itself, since the cache may be
-    behind)."""
-    change = MatchChange.from_cache(match_id)
-    if change is None:
-        return None
-    try:
-        with change.unlocked():
-            _dispatch(change, user_id, message)
-            change.save()
-    except MatchError:
-        _keep_cached_round(change)
-        return None
-    except NeedsLockError:
-        state.writer_changed_elsewhere(match_id)
-        return None
-    return int(change.match.version)
-
-
-def _keep_cached_round(change: MatchChange) -> None:
-    """Put back a round that a refused message left unchanged."""
-    if change.rnd is not None and not change.entries:
-        state.writer_checkin(change.match.pk, change.match.version, change.rows())
 
 
 def _dispatch(change: MatchChange, user_id: int, message: ClientMessage) -> None:
@@ -193,102 +154,63 @@ def _dissolve_vote(change: MatchChange, player: MatchPlayer, agree: bool) -> Non
     lifecycle.match_close(change, Match.Status.DISSOLVED)
 
 
-def match_timeout_fire(*, match_id: int, token: int) -> bool:
-    """Apply what is due when the match's live timer fires; return whether it acted.
+def match_timers_fire(*, limit: int = 500) -> int:
+    """Act on every match in play whose next due moment has passed; return how many acted.
 
-    ``token`` is the timer's due moment (:func:`~apps.matches.change.timer_token`). A timer
-    that is no longer the match's live one (superseded, already used, match over) does
-    nothing. The usual fire is early, the players having acted in time: it only re-arms,
-    from the match row alone (:func:`_rearm_early`). Otherwise, under the row lock, in
-    order: an expired dissolve vote fails; seats in 托管 whose short delay has passed, and
-    every pending seat once the deadline has passed, get the variant's timeout action;
-    between hands, the next hand is dealt once the settlement delay has passed. Then the
-    next timer is armed.
+    Run every second by Celery beat (:mod:`apps.matches.tasks`). Each match is handled in
+    its own transaction under its row lock, taken with ``skip_locked``: a match whose row a
+    move holds is left to that move, which sets the next due moment itself, and several
+    workers sweeping at once each take different matches.
     """
-    due = timer_due_of(token)
-    if _rearm_early(match_id, due):
-        return False
+    due = (Match.objects.filter(status=Match.Status.PLAYING, timer_due__lte=timezone.now())
+           .order_by("timer_due").values_list("pk", flat=True)[:limit])
+    return sum(match_timeout_fire(match_id=match_id) for match_id in list(due))
+
+
+def match_timeout_fire(*, match_id: int) -> bool:
+    """Apply what is due at one match, if its due moment has passed; return whether it
+    acted. In order: an expired dissolve vote fails; seats in 托管 whose short delay has
+    passed, and every pending seat once the deadline has passed, get the variant's timeout
+    action; between hands, the next hand is dealt once the settlement delay has passed."""
     with transaction.atomic():
-        try:
-            # A plain lock: this worker's cached entry (if any) is usually far behind;
-            # the full path reads the tail it needs (writer_checkout).
-            locked = rows.match_lock(match_id)
-        except Match.DoesNotExist:
+        change = MatchChange.open(match_id, skip_locked=True)
+        if change is None:
             return False
-        match = locked.match
-        if match.timer_due != due or match.status != Match.Status.PLAYING:
+        match = change.match
+        if (match.status != Match.Status.PLAYING or match.timer_due is None
+                or match.timer_due > change.now):
+            change.release()
             return False
-        change = MatchChange.of_locked(locked)
-        match.timer_due = None  # used up: what follows arms the next one
         _expire_vote(change)
         if match.stage == Match.Stage.HAND:
             _timeout_pending_seats(change)
         elif _past(change, match.deadline):
             lifecycle.hand_deal(change)
-        if not change.entries:
-            _keep_cached_round(change)
-            change.save_timer_only()
+        change.save()
+    return bool(change.entries)
+
+
+def match_dissolve(*, match_id: int, reason: str) -> bool:
+    """End a match in play at once, as a passed dissolve vote would: its finished hands
+    stay booked, the hand in progress is dropped. ``reason`` is logged (``"admin"``).
+    Return whether a match in play was dissolved."""
+    with transaction.atomic():
+        change = MatchChange.open(match_id)
+        if change is None or change.match.status != Match.Status.PLAYING:
             return False
+        change.log(MatchEvent.Kind.TABLE, [table_event("dissolve_forced", reason=reason)])
+        lifecycle.match_close(change, Match.Status.DISSOLVED)
         change.save()
     return True
 
 
-def match_timer_rearm(*, match_id: int) -> bool:
-    """Arm a fresh timer for the match's next due moment, superseding the live one (which
-    may have been lost with a worker or with Redis). Return whether one was armed."""
-    with transaction.atomic():
-        change = MatchChange.open(match_id)
-        _keep_cached_round(change)
-        if change.match.status != Match.Status.PLAYING:
-            return False
-        change.match.timer_due = None
-        change.save_timer_only()
-        return change.match.timer_due is not None
-
-
-def _past(change: MatchChange, moment: Any) -> bool:
-    return moment is not None and change.now + TIMER_TOLERANCE >= moment
-
-
-def _rearm_early(match_id: int, due: datetime) -> bool:
-    """The usual fire of a live timer: early, the players having acted in time. Return
-    whether that was all: the timer is no longer live, or nothing is due (deadline,
-    dissolve vote) and no seat is in 托管 during a hand (its short delay needs the round),
-    and the timer was re-armed for the next due moment. ``False`` leaves the fire to the
-    locked path.
-
-    Without the row lock, which would hold up the table's next move while this worker
-    runs: a read, then a write that re-arms only if the row is still the one read (same
-    version, same live timer, still playing). Every change of what decides the next due
-    moment bumps the version. A change committed in between makes the write miss: the row
-    is read again, once, before the locked path takes over.
-    """
-    auto_play = MatchPlayer.objects.filter(match=OuterRef("pk"), auto_play=True)
-    for _ in range(2):
-        match = (Match.objects.filter(pk=match_id)
-                 .only("version", "status", "stage", "deadline", "dissolve_vote", "timer_due")
-                 .annotate(auto_play=Exists(auto_play)).first())
-        if match is None or match.timer_due != due or match.status != Match.Status.PLAYING:
-            return True
-        change = MatchChange(match, [], None, None)
-        if _past(change, match.deadline) or _vote_expired(change):
-            return False
-        if match.stage == Match.Stage.HAND and match.auto_play:
-            return False
-        next_due = change.timer_rule().due
-        if next_due is None:
-            return True
-        if timer_write(match_id, next_due, version=match.version, timer_due=due,
-                       status=Match.Status.PLAYING):
-            return True
-    return False
+def _past(change: MatchChange, moment: datetime | None) -> bool:
+    return moment is not None and change.now >= moment
 
 
 def _vote_expired(change: MatchChange) -> bool:
     vote = change.match.dissolve_vote
-    if not vote:
-        return False
-    return change.now + TIMER_TOLERANCE >= timer_due_of(int(vote["deadline"]))
+    return vote is not None and change.now >= moment_of(int(vote["deadline"]))
 
 
 def _expire_vote(change: MatchChange) -> None:
@@ -305,7 +227,7 @@ def _timeout_pending_seats(change: MatchChange) -> None:
     players = {p.seat: p for p in change.players}
     for seat in rnd.pending():
         if change.new_decision:
-            return  # the decision point moved on: its seats get a fresh timer
+            return  # the decision point moved on: its seats get a fresh deadline
         player = players[seat]
         if not (deadline_passed or (player.auto_play and auto_due)):
             continue

@@ -1,8 +1,8 @@
-"""Celery tasks of live play: decision timers.
+"""Celery tasks of live play: the sweep of matches whose next due moment has passed.
 
-A timer carries the match ID and its due moment (its token). When it fires it goes through
-:func:`apps.matches.services.match_timeout_fire`, which does nothing unless it is still the
-match's live timer.
+Celery beat runs :func:`matches_sweep` every :data:`SWEEP_SECONDS` (``config/celery.py``).
+There is no timer per match to lose: a worker that was killed, or a Redis that was away,
+only delays the next sweep, which then finds every overdue match.
 """
 
 from __future__ import annotations
@@ -10,10 +10,12 @@ from __future__ import annotations
 from celery import shared_task
 
 from . import services
-from .change import TIMEOUT_TASK
+
+SWEEP_TASK = "matches.sweep"
+SWEEP_SECONDS = 1.0
 
 
-@shared_task(name=TIMEOUT_TASK, ignore_result=True)  # type: ignore[untyped-decorator]  # celery ships no type information
-def match_timeout(match_id: int, token: int) -> None:
-    """Apply whatever is due at this match, if this is still its live timer."""
-    services.match_timeout_fire(match_id=match_id, token=token)
+@shared_task(name=SWEEP_TASK, ignore_result=True, expires=SWEEP_SECONDS * 5)  # type: ignore[untyped-decorator]  # celery ships no type information
+def matches_sweep() -> None:
+    """Apply what is due at every match whose due moment has passed."""
+    services.match_timers_fire()

@@ -18,7 +18,6 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import pytest
 from django.conf import settings
@@ -95,8 +94,7 @@ def _page_as(browser: Any, user: User, url: str) -> Any:
 
 
 def test_the_replay_ends_where_the_live_table_did(browser: Any, daphne_url: str) -> None:
-    with mock.patch("apps.matches.change.timer_schedule"):
-        table = make_table("duyun")
+    table = make_table("duyun")
     play_hand(table.match.pk, random.Random(11))
     hand = Hand.objects.get(match=table.match, number=1)
     assert hand.settlement is not None

@@ -121,7 +121,7 @@ class Cluster:
 
     def start_worker(self) -> None:
         self.worker = Child([sys.executable, "-m", "celery", "-A", "config", "worker",
-                             "--pool=solo", "-Q", QUEUE, "-l", "info", "--without-gossip",
+                             "--beat", "--pool=solo", "-Q", QUEUE, "-l", "info", "--without-gossip",
                              "--without-mingle", "--without-heartbeat"], self.env())
         self.worker.wait_for("ready.")
 

@@ -4,8 +4,8 @@ Asserts, as in :mod:`tests.fault.test_process_kills`: every move the server ackn
 in the log exactly once, the log has no gaps, the live state equals the replay of the log,
 and ``ledger_verify`` is clean. Plus: without Redis the table plays on and every seat sees
 each move (from the database); without the database clients get a typed ``unavailable``
-error; and a decision whose timer was lost with Redis still times out
-(:mod:`apps.matches.recovery`).
+error; and a decision falls due and times out once Redis is back (the beat's sweep,
+:mod:`apps.matches.tasks`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from websockets.sync.client import ClientConnection
 
 from apps.core.embedded_redis import free_port
-from apps.matches import consumers, recovery
+from apps.matches import consumers, tasks
 from apps.matches.models import Match, MatchEvent
 from tests.security import cases
 from tests.security.helpers import build_table
@@ -176,9 +176,9 @@ def test_redis_killed_then_restarted(cluster: Cluster) -> None:
     t.connect()  # ?v=<last seen>: catch-up, nothing missed
     assert all(f["type"] == "catchup" and f["from"] == before for f in t.latest), t.latest
 
-    # Nobody acts. The current decision's timer died with Redis; the worker re-arms it (at
-    # start, or by the overdue sweep), so it times out within about the sweep period.
-    bound = TURN_SECONDS + recovery.SWEEP_GRACE.total_seconds() + recovery.SWEEP_SECONDS + 10
+    # Nobody acts. No sweep reached the worker while Redis was away; the first one after
+    # finds the overdue deadline and times the seat out.
+    bound = TURN_SECONDS + tasks.SWEEP_SECONDS + 10
     timeouts = MatchEvent.objects.filter(match_id=t.match_id, payload__timeout=True)
     while not timeouts.exists() and time.monotonic() - back < bound:
         time.sleep(0.25)
@@ -197,11 +197,11 @@ def test_redis_killed_then_restarted(cluster: Cluster) -> None:
 
 
 def test_worker_survives_redis_restart(cluster: Cluster) -> None:
-    """The worker holds a countdown timer (unacknowledged) when Redis dies; it reconnects
-    instead of exiting (Celery 5.7.0 exits here, hence the pin in pyproject.toml)."""
+    """The worker (with its beat) reconnects when Redis dies and comes back, instead of
+    exiting (Celery 5.7.0 exits here, hence the pin in pyproject.toml)."""
     cluster.start_worker()
     build_table("duyun", turn_seconds=30)
-    time.sleep(1)  # the worker holds the first timer (unacked, countdown 30 s)
+    time.sleep(1)  # the worker is consuming its beat's sweeps
     cluster.redis.kill()  # type: ignore[union-attr]
     time.sleep(2)
     cluster.start_redis()

@@ -14,9 +14,10 @@ from django.test import TestCase
 
 from apps.accounts.models import User
 from apps.clubs.models import Club, Membership, Room, RoomSeat
-from apps.matches import services, state
+from apps.matches import services
 from apps.matches.models import Match, MatchPlayer
 from majiang import get_variant
+from tests.support.rounds import round_now
 
 NAMES = ("张三", "李四", "王五", "赵六")
 
@@ -85,10 +86,9 @@ def make_table(variant: str = "duyun", **overrides: Any) -> Table:
 @contextmanager
 def round_cache_on() -> Iterator[None]:
     """Run the post-commit hooks of the services called inside (the matches app's round
-    cache check-in), with broadcasts and Celery timers switched off: without the cache
-    every action rebuilds the hand from the log."""
+    cache check-in), with broadcasts switched off: without the cache every action rebuilds
+    the hand from the log."""
     with (
-        mock.patch("apps.matches.change.timer_schedule"),
         mock.patch("apps.matches.broadcast.send_updates"),
         TestCase.captureOnCommitCallbacks(execute=True),
     ):
@@ -104,9 +104,7 @@ def play_hand(match_id: int, rng: random.Random) -> None:
         match.refresh_from_db()
         if match.hands_played > number or match.status != Match.Status.PLAYING:
             return
-        hand = match.hands.order_by("-number").first()
-        assert hand is not None
-        rnd = state.round_read(match, hand)
+        rnd = round_now(match)
         seat = rnd.pending()[0]
         action = rng.choice(rnd.legal_actions(seat)).to_json()
         payload = {k: v for k, v in action.items() if k != "seat"}

@@ -107,8 +107,8 @@ def test_an_unanswered_vote_expires_by_timer(make_table: Any, celery_worker: Ser
     match = table.match
     soon = timezone.now() + timedelta(seconds=0.3)
     match.dissolve_vote = {**match.dissolve_vote, "deadline": epoch_ms(soon)}
-    match.save(update_fields=["dissolve_vote"])
-    services.match_timer_rearm(match_id=match.pk)
+    match.timer_due = soon
+    match.save(update_fields=["dissolve_vote", "timer_due"])
     wait_until(lambda: Match.objects.get(pk=match.pk).dissolve_vote is None)
     failed = MatchEvent.objects.get(match=match, seq=match.version + 1).payload["events"]
     assert failed == [{"public": {"type": "dissolve_failed", "reason": "expired"}}]

@@ -226,11 +226,10 @@ async def test_a_lost_last_update_is_caught_up_from_the_database(
     )
     lost: list[str] = []
 
-    def drop(group: str, message: dict[str, Any]) -> bool:
+    def drop(group: str, message: dict[str, Any]) -> None:
         lost.append(group)
-        return False
 
-    monkeypatch.setattr(broadcast, "group_publish", drop)
+    monkeypatch.setattr(broadcast, "group_send", drop)
     await comms[seat].send_json_to({**move, "v": latest[seat]["v"]})
     frames = [await recv(comm) for comm in comms]
     monkeypatch.undo()
@@ -247,7 +246,7 @@ async def test_a_lost_last_update_is_caught_up_from_the_database(
 
 
 async def test_snapshots_taken_during_moves_show_exactly_one_version(make_table: Any) -> None:
-    """Moves run in move threads and change the process's cached round in place; a
+    """Moves run in worker threads and change the process's cached round in place; a
     snapshot asked for meanwhile (a reconnect, a ``hello``) must wait for the move, never
     read a half-applied round: every snapshot equals the replay of the log at its version."""
     table = await database_sync_to_async(make_table)("zigong")
@@ -295,16 +294,16 @@ async def test_a_lost_match_start_is_noticed_by_waiting_connections(
     comm = connect_as(table.users[1], table.room.code)
     assert (await comm.connect())[0]
     assert (await recv(comm))["type"] == "waiting"
-    real_publish = broadcast.group_publish
+    real_send = broadcast.group_send
     lost: list[str] = []
 
-    def drop_room_notices(group: str, message: dict[str, Any]) -> bool:
+    def drop_room_notices(group: str, message: dict[str, Any]) -> None:
         if group.startswith("table_"):
             lost.append(message["type"])
-            return False
-        return real_publish(group, message)
+            return
+        real_send(group, message)
 
-    monkeypatch.setattr(broadcast, "group_publish", drop_room_notices)
+    monkeypatch.setattr(broadcast, "group_send", drop_room_notices)
     await database_sync_to_async(services.match_start)(room=table.room)
     frame = await recv(comm)
     assert "table.match_started" in lost

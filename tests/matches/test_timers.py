@@ -1,4 +1,4 @@
-"""Decision timers, run by a real Celery worker subprocess (not eager mode)."""
+"""Decision timers, run by a real Celery worker subprocess and its beat (not eager mode)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from apps.matches import services, state
-from apps.matches.change import timer_schedule
+from apps.matches import services
 from apps.matches.models import Match, MatchEvent, MatchPlayer
 from tests.support.processes import ServerProcess
+from tests.support.rounds import round_now
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -20,20 +20,18 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def hurry(match_id: int, last_version: int | None = None, spare_seat: int | None = None) -> int:
     """Bring the current decision's deadline forward to 0.3 s from now (once per version).
 
-    ``turn_seconds`` cannot go below 5, so the tests shorten each deadline instead and arm
-    a fresh timer for it (:func:`services.match_timer_rearm`, as the recovery does).
+    ``turn_seconds`` cannot go below 5, so the tests shorten each deadline instead, and
+    its due moment with it, for the beat's next sweep to find.
     """
     match = Match.objects.get(pk=match_id)
     if match.version == last_version or match.deadline is None:
         return match.version
-    hand = match.hands.order_by("-number").first()
-    if spare_seat is not None and spare_seat in state.round_read(match, hand).pending():
+    if spare_seat is not None and spare_seat in round_now(match).pending():
         return match.version
     soon = timezone.now() + timedelta(seconds=0.3)
-    if match.deadline > soon and Match.objects.filter(
-        pk=match_id, version=match.version
-    ).update(deadline=soon):
-        services.match_timer_rearm(match_id=match_id)
+    if match.deadline > soon:
+        Match.objects.filter(pk=match_id, version=match.version).update(
+            deadline=soon, timer_due=soon)
     return match.version
 
 
@@ -78,48 +76,67 @@ def test_a_timeout_discards_the_rightmost_tile(
     assert MatchPlayer.objects.get(match=match, seat=dealer).consecutive_timeouts == 1
 
 
-def _succeeded(worker: ServerProcess, task_id: str) -> bool:
-    return any(f"[{task_id}] succeeded" in line for line in worker.lines)
-
-
-def test_a_superseded_timer_does_nothing(make_table: Any, celery_worker: ServerProcess) -> None:
+def test_a_sweep_before_anything_is_due_changes_nothing(make_table: Any) -> None:
     table = make_table()
     match = table.match
-    live = match.timer_due
-    assert live is not None and live > timezone.now() + timedelta(seconds=5)
-    task = timer_schedule(match.pk, timezone.now() + timedelta(seconds=0.3))  # not live
-    wait_until(lambda: _succeeded(celery_worker, task), timeout=10)
+    assert match.timer_due == match.deadline and match.deadline > timezone.now()
+    assert services.match_timers_fire() == 0
     match.refresh_from_db()
-    assert (match.version, match.timer_due) == (table.match.version, live)
+    assert match.version == table.match.version
     assert timeout_entries(match) == []
 
 
-def test_a_live_timer_that_fires_after_the_player_acted_only_rearms(
-    make_table: Any, celery_worker: ServerProcess
-) -> None:
+def test_a_deadline_the_player_beat_does_not_time_them_out(make_table: Any) -> None:
+    """The due moment moves with every decision: a sweep after the first deadline finds
+    the next one, not the old one, and does nothing."""
     table = make_table()
     match = table.match
     dealer = match.hands.get().dealer
-    soon = timezone.now() + timedelta(seconds=0.5)
-    soon = soon.replace(microsecond=soon.microsecond // 1000 * 1000)
-    Match.objects.filter(pk=match.pk).update(timer_due=soon)  # the live timer, due early
-    task = timer_schedule(match.pk, soon)
-    from apps.matches.selectors import table_snapshot
-
-    me = table_snapshot(match.pk, dealer)["observation"]["me"]
+    tile = round_now(match).observation(dealer)["me"]["hand"][0]
     after = services.match_act(
         match_id=match.pk, user_id=table.users[dealer].pk,
-        payload={"type": "discard", "tile": me["hand"][0], "v": match.version},
+        payload={"type": "discard", "tile": tile, "v": match.version},
     )
     match.refresh_from_db()
-    assert match.timer_due == soon  # acting published nothing: the live timer fires first
-    wait_until(lambda: _succeeded(celery_worker, task), timeout=10)
+    assert match.timer_due is not None and match.timer_due > timezone.now()
+    assert services.match_timers_fire() == 0
     match.refresh_from_db()
     assert match.version == after
     assert timeout_entries(match) == []
-    assert match.deadline is not None and match.timer_due == match.deadline.replace(
-        microsecond=match.deadline.microsecond // 1000 * 1000
-    )
+
+
+def test_a_match_whose_row_a_move_holds_is_left_to_that_move(make_table: Any) -> None:
+    """Several sweepers (or a move) at once: the sweep skips a locked row instead of
+    waiting for it (``skip_locked``); the move sets the next due moment itself."""
+    from django.db import connection
+
+    table = make_table()
+    match = table.match
+    Match.objects.filter(pk=match.pk).update(timer_due=timezone.now() - timedelta(seconds=1),
+                                             deadline=timezone.now() - timedelta(seconds=1))
+    if connection.vendor == "postgresql":
+        import threading
+
+        held, release = threading.Event(), threading.Event()
+
+        def hold() -> None:
+            from django.db import transaction
+
+            with transaction.atomic():
+                Match.objects.select_for_update().get(pk=match.pk)
+                held.set()
+                release.wait(10)
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        held.wait(10)
+        try:
+            assert services.match_timers_fire() == 0
+        finally:
+            release.set()
+            holder.join()
+    assert services.match_timers_fire() == 1
+    assert len(timeout_entries(match)) == 1
 
 
 def test_two_timeouts_enter_auto_play_and_a_player_action_ends_it(

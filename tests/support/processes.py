@@ -198,11 +198,13 @@ def start_daphne(
 def start_celery_worker(
     env: dict[str, str], queue: str, *, timeout: float = START_TIMEOUT
 ) -> ServerProcess:
-    """Run a Celery worker (solo pool) consuming ``queue``; ready once it logs ``ready.``."""
+    """Run a Celery worker (solo pool) with its beat, consuming ``queue``; ready once it
+    logs ``ready.``."""
     process = ServerProcess(
         f"celery:{queue}",
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "-Q", queue,
-         "-l", "info", "--without-gossip", "--without-mingle", "--without-heartbeat"],
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "--beat", "--pool=solo",
+         "-Q", queue, "-l", "info", "--without-gossip", "--without-mingle",
+         "--without-heartbeat"],
         {**env, "CELERY_QUEUE": queue},
         lambda p: p.seen("ready."),
     )

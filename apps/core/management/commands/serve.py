@@ -130,8 +130,8 @@ class Command(BaseCommand):
             commands = {
                 "web": [python, "-m", "daphne", "-b", "127.0.0.1", "-p", str(options["port"]),
                         "config.asgi:application"],
-                "worker": [python, "-m", "celery", "-A", "config", "worker", "-l", "info",
-                           "--concurrency", "2"],
+                "worker": [python, "-m", "celery", "-A", "config", "worker", "--beat",
+                           "-l", "info", "--concurrency", "2"],
             }
             self.stdout.write(f"Serving on http://127.0.0.1:{options['port']}/ (Ctrl-C to stop)")
             status = supervise(commands, env)
