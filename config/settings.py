@@ -101,11 +101,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     # Under ASGI every request and every move runs in a thread of its own, so connections
     # are not kept per thread (CONN_MAX_AGE 0) but borrowed from psycopg's pool, as Django
-    # recommends. One test database per test run (process), so concurrent runs on one
-    # server never collide (pytest-xdist appends its worker suffix to this name).
+    # recommends. A call waits at most 2 s for a connection: with the database unreachable
+    # a move is refused as unavailable then, rather than hanging. One test database per
+    # test run (process), so concurrent runs on one server never collide (pytest-xdist
+    # appends its worker suffix to this name).
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
-        "min_size": 2, "max_size": env.int("DATABASE_POOL_SIZE", default=20), "timeout": 10,
+        "min_size": 2, "max_size": env.int("DATABASE_POOL_SIZE", default=20), "timeout": 2,
     }
     DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -1,6 +1,7 @@
 """Shared fixtures for the platform tests."""
 
 import copy
+import gc
 import os
 from collections.abc import Iterator
 
@@ -12,6 +13,32 @@ from django.test import override_settings
 
 from apps.core.embedded_redis import embedded_redis
 from tests.support.celery_app import celery_repoint
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """This process borrows no PostgreSQL connections from a pool.
+
+    Channels' test communicators switch off the connection clean-up around every database
+    call (to keep test transactions open), so each worker thread of a test's event loop
+    would keep the connection it borrowed until the pool ran dry. Without the pool, such a
+    connection closes when its thread ends. The servers that tests start (daphne, Celery)
+    use the pool as in production.
+    """
+    settings.DATABASES["default"].get("OPTIONS", {}).pop("pool", None)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _close_abandoned_connections(request: pytest.FixtureRequest) -> Iterator[None]:
+    """On PostgreSQL, free the connections of the test threads that have ended (see
+    :func:`pytest_configure`) before the test database is dropped: they hold reference
+    cycles, which only the cyclic collector frees, and a database still in use cannot be
+    dropped."""
+    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        yield
+        return
+    request.getfixturevalue("django_db_setup")  # set up before, so torn down after this
+    yield
+    gc.collect()
 
 
 @pytest.hookimpl(trylast=True)

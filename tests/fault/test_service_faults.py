@@ -314,8 +314,15 @@ def test_postgres_briefly_unavailable(cluster: Cluster) -> None:
         time.sleep(max(0.0, 3 - (time.monotonic() - outage)))
         proxy.resume()
 
-        # The same connections go on: the move is accepted now, then the hand finishes.
-        assert t.send(seat, message)["type"] == "update"
+        # The same connections go on: the move is accepted once the connection pool has
+        # reconnected (it retries with a backoff of a few seconds; the page resends after
+        # ``unavailable`` the same way), then the hand finishes.
+        back = time.monotonic()
+        while (reply := t.send(seat, message))["type"] == "error":
+            assert reply["code"] == "unavailable", reply
+            assert time.monotonic() - back < 20, "the database never came back"
+            time.sleep(0.5)
+        assert reply["type"] == "update"
         assert t.version() > before
         t.play_to_end()
         t.close()
