@@ -5,7 +5,7 @@
 Builds ``--tables`` started tables on a fresh PostgreSQL database (``bench_profile``) and a
 Redis database of its own, then plays random legal actions through
 :func:`apps.matches.services.match_act` round-robin over the tables, each in its own
-transaction with its ``on_commit`` effects (broadcast, timer publish) as in production. A
+transaction with its ``on_commit`` effects (state cached, update published) as in production. A
 pub/sub ``PUBLISH`` costs the sender the same whoever subscribes, so no connection listens.
 Prints the median CPU and wall time per action and, with ``--profile``, the top of a
 cProfile of the loop. The load benchmark (:mod:`benchmarks.load`) measures the whole path
@@ -21,10 +21,11 @@ import pstats
 import random
 import statistics
 import time
+from typing import Any
 
 from .load.run import prepare
 
-DATABASE = "postgres://postgres@127.0.0.1:5432/bench_profile?conn_max_age=600"
+DATABASE = "postgres://postgres@127.0.0.1:5432/bench_profile"
 REDIS = "redis://127.0.0.1:6379/8"
 
 
@@ -38,13 +39,13 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
     parser.add_argument("--redis-url", default=REDIS)
     args = parser.parse_args()
 
-    # Moves in this process, where they can be measured and profiled.
-    prepare(args.database_url, args.redis_url, MOVE_PROCESSES="0")
+    prepare(args.database_url, args.redis_url)
     from channels.db import database_sync_to_async  # noqa: PLC0415
     from django.db import connection  # noqa: PLC0415
 
     from apps.matches import broadcast, services, state  # noqa: PLC0415
     from apps.matches.models import Match  # noqa: PLC0415
+    from benchmarks.load.instrument import TRANSACTION_CONTROL  # noqa: PLC0415
     from majiang import get_variant  # noqa: PLC0415
     from tests.security.helpers import build_table  # noqa: PLC0415
 
@@ -63,10 +64,16 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
     def act(**kwargs: object) -> None:
         """``match_act`` in the database thread, measured (and profiled) there."""
         counted: list[str] = []
+
+        def count(run: Any, sql: str, *rest: Any) -> Any:
+            if not sql.lstrip().upper().startswith(TRANSACTION_CONTROL):
+                counted.append(sql)
+            return run(sql, *rest)
+
         c0 = time.thread_time()
         if profiler:
             profiler.enable()
-        with connection.execute_wrapper(lambda run, sql, *a: counted.append(sql) or run(sql, *a)):
+        with connection.execute_wrapper(count):
             services.match_act(**kwargs)  # type: ignore[arg-type]
         if profiler:
             profiler.disable()
@@ -79,7 +86,8 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
         match = Match.objects.get(pk=t.match.pk)  # type: ignore[attr-defined]
         if match.status != Match.Status.PLAYING:
             return None
-        rows = state.table_read(match)
+        rows = state.state_checkout(match)
+        state.state_checkin(match, rows)  # for the move, which takes it again
         if match.stage != Match.Stage.HAND:
             for seat in range(4):
                 act(match_id=match.pk, user_id=t.users[seat].pk,  # type: ignore[attr-defined]

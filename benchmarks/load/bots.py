@@ -43,6 +43,14 @@ of its own type: a 报叫 declaration opens the seat's 报杠 panel (Z20), an ad
 others' window to rob it."""
 
 
+def port_of(ports: list[int], table: int, seat: int, *, whole: bool) -> int:
+    """The daphne port seat ``seat`` of table ``table`` connects through: every seat of a
+    table through daphne ``table mod n`` when rooms are routed ``whole`` (as nginx's
+    ``hash`` on the room path does), else seat ``i`` through daphne ``i mod n`` (every
+    table split over the processes)."""
+    return ports[(table if whole else seat) % len(ports)]
+
+
 def login(port: int, username: str) -> str:
     """Log in through the login form (CSRF included); return the Cookie header value."""
     base = f"http://{HOST}:{port}"

@@ -124,10 +124,11 @@ def start_daphne(name: str, env: dict[str, str], logs: Path) -> Child:
 
 
 def start_worker(name: str, env: dict[str, str], logs: Path) -> Child:
-    """A Celery worker (solo pool) on the run's queue."""
+    """A Celery worker (solo pool) on the run's queue, with Celery beat embedded
+    (``--beat``): it sweeps the matches whose timers are due every second."""
     child = _spawn(
         name,
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo",
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "--beat", "--pool=solo",
          "-Q", env["CELERY_QUEUE"], "-n", f"{name}@%h", "-l", "info",
          "--without-gossip", "--without-mingle", "--without-heartbeat"],
         env, logs,
@@ -138,7 +139,8 @@ def start_worker(name: str, env: dict[str, str], logs: Path) -> Child:
 
 @dataclass
 class Servers:
-    """The daphne processes and Celery workers of a run (one worker per daphne)."""
+    """The daphne processes and Celery workers of a run (one worker per daphne, each with
+    beat: the sweeps of several take different matches, ``skip_locked``)."""
 
     daphnes: list[Child] = field(default_factory=list)
     workers: list[Child] = field(default_factory=list)

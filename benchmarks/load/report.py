@@ -10,13 +10,22 @@ from pathlib import Path
 from typing import Any
 
 from .instrument import SLOW_MOVE_MS
-from .scenario import THINK_WARMUP, Result, pooled
+from .scenario import Result, pooled
 
 BEGIN = "<!-- load-benchmark:begin -->"
 END = "<!-- load-benchmark:end -->"
+RATIO_GOAL, RATIO_TABLES = 0.30, 10
+"""One daphne at this many tables, full speed: game ≥ this share of the bare relay."""
 LATENCY_GOAL_MS = 50.0
-RATIO_GOAL = 0.5
+"""p99 goal of the 1-second think-time runs."""
 STATEMENTS_GOAL = 3
+SCALE_GOAL = 1.8
+"""Two daphne processes (rooms routed whole) do at least this many times one's rate: each
+process at 0.9× or better of one alone."""
+CAPACITY_THINK, CAPACITY_P99_MS = 3.0, 100.0
+"""The capacity line: tables one daphne serves at this think time within this p99."""
+PROBLEMS = ("gaps", "duplicates", "resnapshots", "unconfirmed")
+"""Stream checks that count as an event lost or duplicated (refusals do not)."""
 
 
 def cpu_model() -> str:
@@ -33,12 +42,12 @@ def cpu_model() -> str:
 def line(r: Result) -> str:
     """One result on one console line."""
     return (
-        f"{r.kind:4} p={r.processes} tables={r.tables:3} think={r.think:.1f}s "
+        f"{r.kind:4} p={r.processes} {r.routing:5} tables={r.tables:3} think={r.think:.1f}s "
         f"run={r.repeat + 1} "
         f"{r.per_second:8.1f}/s p50={r.percentile(50):7.2f}ms p99={r.percentile(99):7.2f}ms "
         f"app_cpu={r.per_action(r.app_cpu_ms):.2f}ms/act stmts={r.statements} "
-        f"health={r.health_checks} gc_full={r.gc_full} gc_max={r.gc_max_ms:.0f}ms "
-        f"busy={100 * r.machine_busy:.0f}% load={r.load:.1f} "
+        f"gc_full={r.gc_full} gc_max={r.gc_max_ms:.0f}ms "
+        f"busy={100 * r.machine_busy:.0f}% "
         f"slow_moves={r.slow_moves}({r.slow_moves_db} db) "
         f"startup={r.startup_seconds:.1f}s problems={r.problems}"
     )
@@ -48,29 +57,35 @@ def _fmt(value: float, digits: int = 1) -> str:
     return "—" if math.isnan(value) else f"{value:,.{digits}f}"
 
 
-def _runs(results: list[Result], kind: str, processes: int, tables: int,
-          think: float = 0.0) -> list[Result]:
+Key = tuple[int, str, int, float]
+"""(processes, routing, tables, think) of a measurement."""
+
+
+def _runs(results: list[Result], kind: str, key: Key) -> list[Result]:
     """The repeated runs of one measurement, in order."""
-    return sorted((r for r in results if (r.kind, r.processes, r.tables, r.think)
-                   == (kind, processes, tables, think)), key=lambda r: r.repeat)
+    return sorted((r for r in results if r.kind == kind
+                   and (r.processes, r.routing, r.tables, r.think) == key),
+                  key=lambda r: r.repeat)
 
 
-def _measurements(results: list[Result], *, thinking: bool) -> list[tuple[int, int, float]]:
-    """(processes, tables, think) of each game measurement, in the order first run."""
-    keys = [(r.processes, r.tables, r.think) for r in results
-            if r.kind == "game" and (r.think > 0) == thinking]
-    return list(dict.fromkeys(keys))
+def _keys(results: list[Result], *, thinking: bool) -> list[Key]:
+    """The game measurements (full speed, or with think time), in the order first run."""
+    return list(dict.fromkeys((r.processes, r.routing, r.tables, r.think) for r in results
+                              if r.kind == "game" and (r.think > 0) == thinking))
 
 
 def _median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
-def _ratios(results: list[Result], processes: int, tables: int) -> list[float]:
+def _rate(results: list[Result], kind: str, key: Key) -> float:
+    return _median([r.per_second for r in _runs(results, kind, key)])
+
+
+def _ratios(results: list[Result], key: Key) -> list[float]:
     """Game ÷ bare of each repeat, each game run against the bare run just before it."""
-    bare = {r.repeat: r for r in _runs(results, "bare", processes, tables)}
-    return [g.per_second / bare[g.repeat].per_second
-            for g in _runs(results, "game", processes, tables)
+    bare = {r.repeat: r for r in _runs(results, "bare", key)}
+    return [g.per_second / bare[g.repeat].per_second for g in _runs(results, "game", key)
             if g.repeat in bare and bare[g.repeat].per_second]
 
 
@@ -82,107 +97,143 @@ def _spread(values: list[float], scale: float = 1.0, digits: int = 0, unit: str 
             f"{unit})")
 
 
-def _throughput_table(results: list[Result]) -> list[str]:
-    rows = [
-        "| daphne | tables | game actions/s | bare broadcasts/s | ratio (range) "
-        "| p50 / p99 ms (game) | p50 / p99 ms (bare) | app CPU ms/action "
-        "| Redis+PG CPU ms/action | SQL/action steady (mean) | health checks/action "
-        "| machine busy (game / bare) | load avg (game / bare) | start-up s |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
-        "| ---: | ---: | ---: |",
-    ]
-    for processes, tables, _ in _measurements(results, thinking=False):
-        games = _runs(results, "game", processes, tables)
-        bares = _runs(results, "bare", processes, tables)
-        game = pooled(games)
-        ref = pooled(bares) if bares else None
-        ratios = _ratios(results, processes, tables)
-        bare = (f"{_fmt(ref.percentile(50), 2)} / {_fmt(ref.percentile(99), 2)}"
-                if ref else "—")
-        rows.append(
-            f"| {processes} | {tables} | {_fmt(_median([g.per_second for g in games]))} "
-            f"| {_fmt(_median([b.per_second for b in bares]))} "
-            f"| {_fmt(100 * _median(ratios), 0)}%{_spread(ratios, 100, unit=' %')} "
-            f"| {_fmt(game.percentile(50), 2)} / {_fmt(game.percentile(99), 2)} | {bare} "
-            f"| {_fmt(game.per_action(game.app_cpu_ms), 2)} "
-            f"| {_fmt(game.per_action(game.services_cpu_ms), 2)} "
-            f"| {game.steady_statements} ({_fmt(game.mean_statements, 2)}) "
-            f"| {_fmt(game.per_action(game.health_checks), 2)} "
-            f"| {_busy(game)} / {_busy(ref)} "
-            f"| {_fmt(game.load)} / {_fmt(ref.load) if ref else '—'} "
-            f"| {_fmt(game.startup_seconds)} |"
-        )
+def _percent(share: float) -> str:
+    return "—" if math.isnan(share) else f"{100 * share:.0f}%"
+
+
+def _verdict(met: bool) -> str:
+    return "**met**" if met else "**not met**"
+
+
+def _p99s(results: list[Result], key: Key) -> list[float]:
+    return [r.percentile(99) for r in _runs(results, "game", key)]
+
+
+def capacity(results: list[Result]) -> str:
+    """The capacity line: the most tables one daphne served at :data:`CAPACITY_THINK`
+    think with p99 < :data:`CAPACITY_P99_MS`, before the first count that missed."""
+    runs = sorted((r for r in results if r.kind == "game" and r.think == CAPACITY_THINK),
+                  key=lambda r: r.tables)
+    if not runs:
+        return "**Capacity: not measured.**"
+    met = [r for r in runs if r.percentile(99) < CAPACITY_P99_MS]
+    missed = [r for r in runs if r not in met]
+    best = max(met, key=lambda r: r.tables) if met else None
+    head = (f"**Capacity: {best.tables} tables per core** at {CAPACITY_THINK:.0f} s think "
+            f"with p99 < {CAPACITY_P99_MS:.0f} ms" if best else
+            f"**Capacity: fewer than {runs[0].tables} tables per core** at "
+            f"{CAPACITY_THINK:.0f} s think with p99 < {CAPACITY_P99_MS:.0f} ms")
+    detail = [f"{r.tables} tables: p99 {_fmt(r.percentile(99))} ms, "
+              f"{_fmt(r.per_second)} actions/s" for r in runs]
+    tail = (f"{missed[0].tables} tables missed" if missed
+            else "the largest count tried; more may fit")
+    return (f"{head} (one daphne process, which takes about one core; PostgreSQL, Redis, "
+            f"Celery and the bots share the other): {'; '.join(detail)}; {tail}.")
+
+
+def _goals(results: list[Result], args: argparse.Namespace) -> list[str]:
+    """Each goal of issue 29 with its figure and whether this run met it (on medians)."""
+    rows = []
+    ratios = _ratios(results, (1, "whole", RATIO_TABLES, 0.0))
+    ratio = _median(ratios)
+    rows.append(
+        f"- One daphne, {RATIO_TABLES} tables, full speed: game ≥ {RATIO_GOAL:.0%} of the "
+        f"bare relay: median of {len(ratios)} back-to-back pairs {_percent(ratio)}"
+        f"{_spread(ratios, 100, unit='%')}: {_verdict(ratio >= RATIO_GOAL)}")
+    each = _p99s(results, (1, "whole", args.think_tables, 1.0))
+    p99 = _median(each)
+    rows.append(
+        f"- One daphne, {args.think_tables} tables, 1 s think: p99 < {LATENCY_GOAL_MS:.0f} ms: "
+        f"median of {len(each)} runs {_fmt(p99)} ms{_spread(each, digits=1, unit=' ms')}: "
+        f"{_verdict(p99 < LATENCY_GOAL_MS)}")
+    steady = {k: r.steady_statements for k in _keys(results, thinking=False)
+              if (r := pooled(_runs(results, "game", k))).steady_statements is not None}
+    judged = {k: v for k, v in steady.items() if k[1] == "whole"}
+    split = "/".join(sorted({str(v) for k, v in steady.items() if k[1] == "split"}))
+    split_note = f" (tables split over two: {split})" if split else ""
+    rows.append(
+        f"- ≤ {STATEMENTS_GOAL} SQL statements per ordinary move (the most common count; "
+        f"BEGIN, COMMIT and savepoints not counted), one daphne and two with rooms whole: "
+        f"{'/'.join(map(str, sorted(set(judged.values())))) or '—'}{split_note}: "
+        f"{_verdict(bool(judged) and max(judged.values()) <= STATEMENTS_GOAL)}")
+    one, two, scale = _scale(results, "game", args.scale_tables)
+    bare_one, bare_two, bare_scale = _scale(results, "bare", args.scale_tables)
+    alone = _runs(results, "game", (1, "whole", args.scale_tables, 0.0))
+    rows.append(
+        f"- Two daphne, rooms routed whole, {args.scale_tables} tables, full speed: two ≥ "
+        f"{SCALE_GOAL}× one (each process ≥ {SCALE_GOAL / 2}× of one alone): {_fmt(two)} vs "
+        f"{_fmt(one)} actions/s = {_fmt(scale, 2)}× (bare relay: {_fmt(bare_two)} vs "
+        f"{_fmt(bare_one)} = {_fmt(bare_scale, 2)}×; the machine was "
+        f"{_percent(_median([r.machine_busy for r in alone]))} busy with one daphne): "
+        f"{_verdict(scale >= SCALE_GOAL)}")
+    runs = _runs(results, "game", (2, "split", args.scale_tables, 0.0))
+    lost = {name: sum(r.problems.get(name, 0) for r in runs) for name in PROBLEMS}
+    rows.append(
+        f"- Two daphne, every table split over both, {args.scale_tables} tables: nothing lost "
+        f"or duplicated: {', '.join(f'{k} {v}' for k, v in lost.items())} over {len(runs)} "
+        f"runs; {_fmt(_median([r.per_second for r in runs]))} actions/s: "
+        f"{_verdict(bool(runs) and not any(lost.values()))}")
     return rows
 
 
+def _scale(results: list[Result], kind: str, tables: int) -> tuple[float, float, float]:
+    """Median rates of one daphne and of two with rooms whole, and two ÷ one."""
+    one = _rate(results, kind, (1, "whole", tables, 0.0))
+    two = _rate(results, kind, (2, "whole", tables, 0.0))
+    return one, two, two / one if one else float("nan")
+
+
 def _busy(r: Result | None) -> str:
-    return "—" if r is None else f"{_fmt(100 * r.machine_busy, 0)}%"
+    return "—" if r is None else _percent(r.machine_busy)
+
+
+def _throughput_table(results: list[Result]) -> list[str]:
+    rows = [
+        "| daphne | routing | tables | game actions/s | bare relay/s | ratio (range) "
+        "| p50 / p99 ms (game) | p50 / p99 ms (bare) | app CPU ms/action "
+        "| SQL/move steady (mean) | machine busy (game / bare) | start-up s |",
+        "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for key in _keys(results, thinking=False):
+        game = pooled(_runs(results, "game", key))
+        bares = _runs(results, "bare", key)
+        ref = pooled(bares) if bares else None
+        ratios = _ratios(results, key)
+        bare = (f"{_fmt(ref.percentile(50), 2)} / {_fmt(ref.percentile(99), 2)}"
+                if ref else "—")
+        rows.append(
+            f"| {key[0]} | {key[1]} | {key[2]} | {_fmt(_rate(results, 'game', key))} "
+            f"| {_fmt(_rate(results, 'bare', key))} "
+            f"| {_percent(_median(ratios))}{_spread(ratios, 100, unit='%')} "
+            f"| {_fmt(game.percentile(50), 2)} / {_fmt(game.percentile(99), 2)} | {bare} "
+            f"| {_fmt(game.per_action(game.app_cpu_ms), 2)} "
+            f"| {game.steady_statements} ({_fmt(game.mean_statements, 2)}) "
+            f"| {_busy(game)} / {_busy(ref)} | {_fmt(game.startup_seconds)} |"
+        )
+    return rows
 
 
 def _think_table(results: list[Result]) -> list[str]:
     rows = [
         "| daphne | tables | think | actions/s | p50 ms | p99 ms, median (each run) "
-        "| p99 < 50 ms | slow moves (waiting on the database) | start-up s "
-        "| p99 ms during start-up | app CPU ms/action | SQL/action steady (mean) "
-        "| full GCs (longest pause) | machine busy | load avg |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: "
-        "| ---: | ---: | ---: |",
+        f"| slow moves > {SLOW_MOVE_MS:.0f} ms (waiting on the database) | start-up s "
+        "| app CPU ms/action | SQL/move steady (mean) | full GCs (longest pause) "
+        "| machine busy |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    for processes, tables, think in _measurements(results, thinking=True):
-        runs = _runs(results, "game", processes, tables, think)
+    for key in _keys(results, thinking=True):
+        runs = _runs(results, "game", key)
         r = pooled(runs)
         each = [run.percentile(99) for run in runs]
-        p99 = _median(each)
         rows.append(
-            f"| {processes} | {tables} | {think:.0f} s "
-            f"| {_fmt(_median([run.per_second for run in runs]))} "
+            f"| {key[0]} | {key[2]} | {key[3]:.0f} s | {_fmt(_rate(results, 'game', key))} "
             f"| {_fmt(r.percentile(50), 2)} "
-            f"| {_fmt(p99, 2)} ({' / '.join(_fmt(v, 1) for v in each)}) "
-            f"| {'yes' if p99 < LATENCY_GOAL_MS else 'no'} "
-            f"| {r.slow_moves} ({r.slow_moves_db}) "
-            f"| {_fmt(r.startup_seconds)} | {_fmt(r.percentile(99, warmup=True), 2)} "
+            f"| {_fmt(_median(each), 2)} ({' / '.join(_fmt(v, 1) for v in each)}) "
+            f"| {r.slow_moves} ({r.slow_moves_db}) | {_fmt(r.startup_seconds)} "
             f"| {_fmt(r.per_action(r.app_cpu_ms), 2)} "
             f"| {r.steady_statements} ({_fmt(r.mean_statements, 2)}) "
-            f"| {r.gc_full} ({_fmt(r.gc_max_ms, 0)} ms) "
-            f"| {_busy(r)} | {_fmt(r.load)} |"
+            f"| {r.gc_full} ({_fmt(r.gc_max_ms, 0)} ms) | {_busy(r)} |"
         )
-    return rows
-
-
-def _goals(results: list[Result]) -> list[str]:
-    """Each goal with its measured figures and whether this run met it (on the median of
-    the repeated runs)."""
-    rows = []
-    for processes, tables, _ in _measurements(results, thinking=False):
-        ratios = _ratios(results, processes, tables)
-        if not ratios:
-            continue
-        ratio = _median(ratios)
-        rows.append(
-            f"- Game ≥ {RATIO_GOAL:.0%} of bare transport, {processes} daphne, "
-            f"{tables} tables: median of {len(ratios)} back-to-back pairs "
-            f"{ratio:.0%}{_spread(ratios, 100, unit=' %')}: "
-            f"**{'met' if ratio >= RATIO_GOAL else 'not met'}**"
-        )
-    for processes, tables, think in _measurements(results, thinking=True):
-        each = [run.percentile(99) for run in _runs(results, "game", processes, tables, think)]
-        p99 = _median(each)
-        rows.append(
-            f"- p99 < {LATENCY_GOAL_MS:.0f} ms at {tables} tables, {think:.0f} s think, "
-            f"{processes} daphne: median of {len(each)} runs {_fmt(p99, 1)} ms"
-            f"{_spread(each, digits=1, unit=' ms')}: "
-            f"**{'met' if p99 < LATENCY_GOAL_MS else 'not met'}**"
-        )
-    for processes in sorted({r.processes for r in results if r.kind == "game"}):
-        steady = {count for r in results if r.kind == "game" and r.processes == processes
-                  and (count := r.steady_statements) is not None}
-        if steady:
-            met = max(steady) <= STATEMENTS_GOAL
-            rows.append(
-                f"- ≤ {STATEMENTS_GOAL} SQL statements per ordinary action, {processes} "
-                f"daphne: steady count {'/'.join(map(str, sorted(steady)))}: "
-                f"**{'met' if met else 'not met'}**"
-            )
     return rows
 
 
@@ -191,152 +242,78 @@ def _problems(results: list[Result]) -> list[str]:
     for r in results:
         bad = {k: v for k, v in r.problems.items() if v}
         if bad:
-            rows.append(f"- {r.kind}, {r.processes} daphne, {r.tables} tables, think "
-                        f"{r.think:.0f} s, run {r.repeat + 1}: {bad}")
-    return rows or ["- none (no gaps, duplicates, re-snapshots, refusals or stalls)"]
+            rows.append(f"- {r.kind}, {r.processes} daphne {r.routing}, {r.tables} tables, "
+                        f"think {r.think:.0f} s, run {r.repeat + 1}: {bad}")
+    return rows or ["- none (no gaps, duplicates, re-snapshots, unconfirmed messages, "
+                    "refusals or stalls)"]
 
 
 def markdown(results: list[Result], memory: dict[str, Any], machine: dict[str, Any],
              args: argparse.Namespace) -> str:
     """The load section of ``docs/benchmarks.md``."""
-    best = {p: max((_median([r.per_second for r in _runs(results, "game", p, t)])
-                    for q, t, _ in _measurements(results, thinking=False) if q == p),
-                   default=0.0)
-            for p in sorted({q for q, _, _ in _measurements(results, thinking=False)})}
+    delta = (memory["after"] - memory["before"]) / memory["players"] * 100
     lines = [
         BEGIN,
         "# Load benchmark",
         "",
-        "Generated by `.venv/bin/python -m benchmarks.load.run --write-docs` (about "
-        f"{machine['minutes']:.0f} minutes); rerun it to refresh this section. Method and "
-        "definitions: `benchmarks/load/` and the notes below.",
+        capacity(results),
         "",
-        "## Method",
+        "Generated by `.venv/bin/python -m benchmarks.load.run --write-docs` on "
+        f"{machine['date']} in {machine['minutes']:.0f} minutes: {machine['cpu']}, "
+        f"{machine['cpus']} cores, {machine['system']}, Python {machine['python']}, "
+        f"PostgreSQL {machine['postgres']}, Redis {machine['redis']}, everything (the bots "
+        "too) on this machine, on 127.0.0.1. Rerun it to refresh this section.",
         "",
-        "- Servers: `daphne benchmarks.load.asgi:application` (the platform's ASGI app plus "
-        "the bare-transport consumer and a counters endpoint) with its two move processes "
-        "(`apps/matches/movers.py`), and one Celery worker (solo pool) per daphne, all on "
-        "one Redis database and one PostgreSQL database "
-        "(`DATABASE_URL` with `conn_max_age=600`). Seat *i* of every table logs in over "
-        "HTTP (login form, CSRF) and connects through daphne *i* mod *n*, so with two "
-        "processes every table is split over both.",
-        "- Bots (`benchmarks/load/bots.py`) play from their own observation: a win when "
-        "offered, else a random legal action; `ready_next` between hands; one message in "
-        "flight. Latency: sending a message → receiving the frame whose events confirm it. "
-        "Rooms alternate duyun / zigong, 16 hands per match, 15-second turns. A table "
-        "whose match finishes starts another with the same players (a full-speed table "
-        "plays 16 hands in about 3 s), so every table plays through the whole window.",
-        "- Bare transport (`benchmarks/load/bare.py`): the same number of groups of 4 "
-        "connections on the same processes and Redis, through the same channel layer "
-        "(Redis pub/sub, `config/settings.py`); a consumer that `group_send`s each "
-        "received frame to its group; the members take turns, one message in flight per "
-        "group, like a table. Ratio = game actions/s ÷ bare broadcasts/s at the same "
-        "table count and process count.",
-        "- Actions/s: client messages accepted by `match_act` (server-side count), per "
-        "second of the measured window. SQL/action: statements Django sent while handling "
-        "one accepted message (`connection.execute_wrapper`), steady state = the most "
-        "common count (ordinary actions), mean includes deals and settlements. Health "
-        "check pings (`CONN_HEALTH_CHECKS`' `SELECT 1`, which `apps/core/postgresql` sends "
-        "only when a reused connection's socket shows that something arrived) are listed "
-        "apart. BEGIN/COMMIT are not counted.",
-        "- App CPU: user+system CPU of the daphne processes (with their move processes) and "
-        "the Celery processes over the window ÷ "
-        "actions. Redis+PG CPU: all `redis-server` and `postgres` processes of the machine "
-        "(which other work may share).",
-        "- GC: full (generation 2) garbage collections in the daphne processes during the "
-        "window, and the longest collector pause of any generation; a pause stops the "
-        "event loop (or a move process), so it shows in the latency tail. Counted in each "
-        "daphne process and in its move processes.",
-        "- Configuration: production settings (`DEBUG=0`) except that the benchmark's "
-        "settings (`benchmarks/load/settings.py`) use an MD5 password hasher (400 PBKDF2 "
-        "logins would take minutes), plain-HTTP cookies and no static manifest, and the "
-        "per-connection limit of 10 messages/s is lifted so that saturation measures "
-        "capacity, not policy. After each game measurement the unfinished matches are "
-        "dissolved so that their timers stop playing them.",
-        "- Memory: resident set size of a fresh daphne process after 100 players have logged "
-        "in, then with those 100 players connected to 25 started matches and idle for 3 s "
-        "(first connections also load code that the process had not used yet).",
+        "## Goals (issue 29)",
         "",
-        "## Machine",
+        *_goals(results, args),
         "",
-        f"- Date: {machine['date']}; {machine['cpu']}, {machine['cpus']} cores; "
-        f"{machine['system']}; Python {machine['python']}",
-        f"- PostgreSQL {machine['postgres']}, Redis {machine['redis']}, all on 127.0.0.1; "
-        "the bots run on the same machine and share its 2 cores with the servers.",
-        f"- Each measurement is run {args.repeats} times, and the runs of each table count "
-        "alternate: bare, game, bare, game, … at 1, 10 and 100 tables in turn, then the "
-        "think-time runs. A rate is the median of its runs, a ratio the median of the "
-        "back-to-back pairs (range in brackets), a goal is judged on the median; latency "
-        "percentiles, CPU and SQL per action are over all runs' actions together, except "
-        "the think-time p99, a median of the runs' own. Each game run: first the "
-        "*start-up*, from the last match started until every table has had an action "
-        "confirmed (every seat's snapshot, every first deal; its length is listed as "
-        "*start-up s*, and the p99 of the actions sent before the window apart). Then "
-        f"{args.warmup:.0f} s warm-up (think-time runs: {THINK_WARMUP:.0f} s) and "
-        f"{args.duration:.0f} s measured (think-time runs: {2 * args.duration:.0f} s). "
-        f"Bare transport: {args.warmup:.0f} s warm-up, then {args.duration:.0f} s.",
-        "- Slow moves: accepted messages whose `match_act` took over "
-        f"{SLOW_MOVE_MS:.0f} ms in the server "
-        "(`benchmarks/load/instrument.py`), and in brackets those that spent most of it "
-        "waiting for PostgreSQL: where a think-time tail comes from. A tail with no slow "
-        "moves was spent outside the move (an event loop, a queue, the bots' process).",
-        "- The machine is shared: other work (for example another engineer's test suite) may "
-        "run at the same time and take CPU from the servers and from the bare reference "
-        "alike. Each row lists how busy the whole machine was during its window and the "
-        "one-minute load average at its end; with 2 cores a load above 2 means processes were "
-        "waiting for a CPU. Rates are then low and noisy; the game/bare ratio (measured "
-        "back to back) and CPU per action are the steadier figures.",
-        "",
-        "## Goals",
-        "",
-        *_goals(results),
-        "",
-        "## Full speed (think time 0): game vs. bare transport",
+        "## Full speed (think time 0): game vs. bare relay",
         "",
         *_throughput_table(results),
         "",
-        "## 100 tables, 1-second think time",
+        "## With think time",
         "",
         *_think_table(results),
         "",
-        "## Scale-out and memory",
+        f"Memory: one fresh daphne process, {memory['before'] / 2**20:.1f} MiB resident, "
+        f"{memory['after'] / 2**20:.1f} MiB with {memory['players']} idle players connected "
+        f"to their started matches ({delta / 2**20:.1f} MiB per 100 idle players).",
         "",
-        *[f"- Game throughput at saturation with {p} daphne (best table count, median of "
-          f"its runs): {_fmt(v)} actions/s"
-          for p, v in best.items()],
-    ]
-    if len(best) == 2 and best.get(1):
-        lines.append(f"- Two processes vs. one: {best.get(2, 0.0) / best[1]:.2f}×")
-    if memory:
-        delta = (memory["after"] - memory["before"]) / memory["players"] * 100
-        lines.append(
-            f"- Resident memory of one daphne: {memory['before'] / 2**20:.1f} MiB before, "
-            f"{memory['after'] / 2**20:.1f} MiB with {memory['players']} idle players "
-            f"connected (their matches started): {delta / 2**20:.1f} MiB per 100 idle players."
-        )
-        lines.append(
-            f"- Its move processes (`MOVE_PROCESSES`, 2) together: "
-            f"{memory.get('movers', 0) / 2**20:.1f} MiB resident, whatever the number of "
-            "players (they hold the cached rounds of the matches being played)."
-        )
-    lines += [
+        "## Method",
         "",
-        "## Reproduce",
-        "",
-        "- Needs PostgreSQL (the default `--database-url` is "
-        "`postgres://postgres@127.0.0.1:5432/bench_load?conn_max_age=600`; the database, "
-        "whose name must start with `bench`, is dropped and re-created) and Redis (default "
-        "`redis://127.0.0.1:6379/9`, flushed). Nothing else should use the machine if the "
-        "rates are to mean anything.",
-        "- Everything: `.venv/bin/python -m benchmarks.load.run --write-docs` (omit "
-        "`--write-docs` to only print). Subsets: `--processes 1`, `--tables 1 10`, "
-        "`--duration 5 --warmup 2`. Server logs go to `var/bench-load/<timestamp>/`.",
-        "- Where one action's time goes, step by step across the processes (one table, one "
-        "daphne, traced): `.venv/bin/python -m benchmarks.load.trace`.",
-        "- Correctness at small scale (2 tables over 2 daphne processes and 2 workers, no "
-        "timing asserted): `DATABASE_URL=postgres://postgres@127.0.0.1:5432/test "
-        "REDIS_URL=redis://127.0.0.1:6379/0 .venv/bin/python -m pytest "
-        "tests/load/test_load_small.py`.",
+        "- Servers: `daphne benchmarks.load.asgi:application` (the platform's ASGI app, plus "
+        "the bare relay and a counters endpoint) and one Celery worker (solo pool, `--beat`: "
+        "the timer sweep) per daphne, on one PostgreSQL database (psycopg's pool) and one "
+        "Redis database; production settings except MD5 passwords, plain-HTTP cookies and "
+        "no per-connection message limit (`benchmarks/load/settings.py`, `instrument.py`).",
+        "- Routing: *whole* sends every seat of table *t* to daphne *t* mod *n* (as nginx "
+        "`hash` on the room path does); *split* sends seat *i* to daphne *i* mod *n*, so "
+        "every table is spread over the processes. One daphne: both are the same.",
+        "- Bots (`bots.py`) log in over HTTP and play from their own observation (a win when "
+        "offered, else a random legal action), one message in flight each; rooms alternate "
+        "duyun / zigong, 16 hands per match, and a finished match is followed by another. "
+        "Latency: a message sent → the frame confirming it. Each bot checks its stream: "
+        "versions continuous (*gaps*), never repeated (*duplicates*), no second snapshot of "
+        "a match (*re-snapshots*), every message answered within 5 s (*unconfirmed*).",
+        "- Bare relay (`bare.py`, `transport.py`): groups of 4 connections routed like the "
+        "tables, through the same channel layer, taking turns with one message in flight; "
+        "ratio = game actions/s ÷ bare relay/s, run back to back at the same table count.",
+        "- Actions/s: messages accepted by `match_act`, counted in the servers. SQL/move: "
+        "statements Django sent during one accepted `match_act` (BEGIN, COMMIT and "
+        "savepoints not counted); steady = the most common count, i.e. an ordinary move; "
+        "the mean includes deals and hand ends. App CPU: daphne and Celery processes.",
+        f"- Every measurement but the capacity search runs {args.repeats} times, bare and "
+        "game alternating; rates and ratios are medians of runs (range in brackets), "
+        "latency percentiles are over all runs' moves, the think-time p99 is the median of "
+        "the runs' own. A game run starts its tables, waits until each has had a move "
+        f"confirmed (*start-up*), then warms up {args.warmup:.0f} s and measures "
+        f"{args.duration:.0f} s (with think time: {3 * args.warmup:.0f} s and "
+        f"{2 * args.duration:.0f} s). Capacity: one run each at "
+        f"{', '.join(map(str, args.capacity_tables))} tables, {CAPACITY_THINK:.0f} s think, "
+        "stopping at the first that misses.",
+        "- The machine may be shared: *machine busy* is the share of all its CPU time in use "
+        "during the window.",
         "",
         "## Stream checks during the runs",
         "",

@@ -1,17 +1,20 @@
-"""Run the whole load benchmark and (with ``--write-docs``) put its tables in
+"""Run the whole load benchmark and (with ``--write-docs``) put its section in
 ``docs/benchmarks.md``.
 
     .venv/bin/python -m benchmarks.load.run --write-docs
 
-First the memory of 100 idle players on a fresh daphne process; then, for 1 and then 2
-daphne processes (each with a Celery worker, all behind the same Redis and PostgreSQL): the
-bare transport and the game at full speed for 1, 10 and 100 tables, and the game at 100
-tables with a 1-second think time. After each game measurement the unfinished matches are
-dissolved, so their timers do not keep playing them during the next one. Uses a fresh
-database (``--database-url``, default ``bench_load`` on the local PostgreSQL, dropped and
-re-created) and a Redis database of its own (``--redis-url``).
-Each measurement runs `--repeats` times (3), alternating bare and game runs; the report
-takes medians. Bounded: about 20 minutes on a 2-core machine.
+First the memory of 100 idle players on a fresh daphne process. Then, with one daphne
+process (and its Celery worker with beat): bare relay and game alternating at 1, 10 and 100
+tables at full speed; 100 tables at 1 s think; and the capacity search: 3 s think at 100,
+200, 400 tables, stopping at the first whose p99 misses 100 ms. Then, with two daphne
+processes (and two workers): at 100 tables, bare relay and game with rooms routed whole
+(every seat of a table on one process) and game with every table split over both. After
+each game measurement the unfinished matches are dissolved, so that their timers do not
+keep playing them during the next one. Each measurement but the capacity search runs
+``--repeats`` times (3), in alternation; the report takes medians. Uses a fresh database
+(``--database-url``, default ``bench_load`` on the local PostgreSQL, dropped and
+re-created) and a Redis database of its own (``--redis-url``, flushed). Bounded: about 20
+minutes on a 2-core machine.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import sys
 import time
 import uuid
 from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import urlsplit
 
 import psycopg
@@ -32,10 +36,13 @@ from apps.core.collector import collector_tune
 
 from .processes import ROOT, Servers, server_env
 
-DEFAULT_DATABASE = "postgres://postgres@127.0.0.1:5432/bench_load?conn_max_age=600"
+DEFAULT_DATABASE = "postgres://postgres@127.0.0.1:5432/bench_load"
 DEFAULT_REDIS = "redis://127.0.0.1:6379/9"
 TABLE_COUNTS = (1, 10, 100)
 THINK_TABLES, THINK_SECONDS = 100, 1.0
+CAPACITY_TABLES = (100, 200, 400)
+"""Table counts of the capacity search (``report.CAPACITY_THINK`` think time)."""
+SCALE_TABLES = 100
 IDLE_PLAYERS = 100
 
 
@@ -79,14 +86,21 @@ def prepare(database: str, redis_url: str, **extra_env: str) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Parse arguments, run every scenario, print and optionally write the report."""
+    """Parse arguments, run every measurement, print and optionally write the report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database-url", default=DEFAULT_DATABASE)
     parser.add_argument("--redis-url", default=DEFAULT_REDIS)
-    parser.add_argument("--duration", type=float, default=10.0, help="measured seconds")
-    parser.add_argument("--warmup", type=float, default=3.0)
-    parser.add_argument("--processes", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--tables", type=int, nargs="+", default=list(TABLE_COUNTS))
+    parser.add_argument("--duration", type=float, default=10.0,
+                        help="measured seconds (think-time runs: twice this)")
+    parser.add_argument("--warmup", type=float, default=3.0,
+                        help="seconds before the window (think-time runs: three times this)")
+    parser.add_argument("--tables", type=int, nargs="+", default=list(TABLE_COUNTS),
+                        help="table counts at full speed, one daphne")
+    parser.add_argument("--think-tables", type=int, default=THINK_TABLES)
+    parser.add_argument("--capacity-tables", type=int, nargs="+",
+                        default=list(CAPACITY_TABLES))
+    parser.add_argument("--scale-tables", type=int, default=SCALE_TABLES,
+                        help="table count at full speed, one daphne vs two")
     parser.add_argument("--repeats", type=int, default=3,
                         help="runs of each measurement (the report takes medians)")
     parser.add_argument("--write-docs", action="store_true")
@@ -94,48 +108,13 @@ def main(argv: list[str] | None = None) -> None:
 
     started = time.monotonic()
     env = prepare(args.database_url, args.redis_url)
-    from . import report, scenario, tables  # noqa: PLC0415  (needs Django set up)
+    from . import report  # noqa: PLC0415  (needs Django set up)
 
     # The bots' process is tuned like the servers: with the default collector settings its
-    # own collections (one full collection took 130 ms) paused every bot at once, and each
-    # pause counted as server latency for every message in flight.
+    # own collections paused every bot at once, and each pause counted as server latency
+    # for every message in flight.
     collector_tune()
-
-    logs = ROOT / "var" / "bench-load" / datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    results: list[scenario.Result] = []
-
-    def record(result: scenario.Result, repeat: int) -> None:
-        result.repeat = repeat
-        results.append(result)
-        print(report.line(result), flush=True)
-
-    def play(servers: Servers, count: int, think: float, warmup: float,
-             duration: float) -> scenario.Result:
-        result, bench, _ = scenario.game(servers, count, think=think, warmup=warmup,
-                                         duration=duration, play_on=True, hands_per_match=16)
-        tables.tables_abandon(bench)
-        return result
-
-    servers = Servers.start(1, env, logs / "memory")
-    try:  # on fresh processes: a daphne that served 400 players keeps their memory
-        before, after, movers = scenario.idle_memory(servers, IDLE_PLAYERS)
-    finally:
-        servers.stop()
-    memory = {"players": IDLE_PLAYERS, "before": before, "after": after, "movers": movers}
-    print(f"memory: {before / 2**20:.1f} MiB -> {after / 2**20:.1f} MiB", flush=True)
-    for processes in args.processes:
-        servers = Servers.start(processes, env, logs / f"p{processes}")
-        try:
-            for repeat in range(args.repeats):
-                for count in args.tables:
-                    record(scenario.bare(servers, count, warmup=args.warmup,
-                                         duration=args.duration), repeat)
-                    record(play(servers, count, 0.0, args.warmup, args.duration), repeat)
-            for repeat in range(args.repeats):
-                record(play(servers, THINK_TABLES, THINK_SECONDS, scenario.THINK_WARMUP,
-                            2 * args.duration), repeat)
-        finally:
-            servers.stop()
+    results, memory = measure(args, env)
     machine = {
         "date": datetime.now(UTC).date().isoformat(),
         "cpus": os.cpu_count(),
@@ -151,6 +130,67 @@ def main(argv: list[str] | None = None) -> None:
     if args.write_docs:
         report.write(ROOT / "docs" / "benchmarks.md", text)
         print("wrote docs/benchmarks.md", file=sys.stderr)
+
+
+def measure(args: argparse.Namespace, env: dict[str, str]) -> tuple[list[Any], dict[str, int]]:
+    """Run every measurement, printing each result; return the results and the memory
+    figures."""
+    from . import report, scenario, tables  # noqa: PLC0415  (needs Django set up)
+
+    logs = ROOT / "var" / "bench-load" / datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    results: list[scenario.Result] = []
+
+    def record(result: scenario.Result, repeat: int) -> scenario.Result:
+        result.repeat = repeat
+        results.append(result)
+        print(report.line(result), flush=True)
+        return result
+
+    def bare(servers: Servers, count: int, routing: str, repeat: int) -> None:
+        record(scenario.bare(servers, count, warmup=args.warmup, duration=args.duration,
+                             routing=routing), repeat)
+
+    def play(servers: Servers, count: int, routing: str, repeat: int,
+             think: float = 0.0) -> scenario.Result:
+        warmup, duration = ((3 * args.warmup, 2 * args.duration) if think
+                            else (args.warmup, args.duration))
+        result, bench, _ = scenario.game(servers, count, think=think, warmup=warmup,
+                                         duration=duration, routing=routing, play_on=True,
+                                         hands_per_match=16)
+        tables.tables_abandon(bench)
+        return record(result, repeat)
+
+    servers = Servers.start(1, env, logs / "memory")
+    try:  # on a fresh process: a daphne that served 400 players keeps their memory
+        before, after = scenario.idle_memory(servers, IDLE_PLAYERS)
+    finally:
+        servers.stop()
+    print(f"memory: {before / 2**20:.1f} MiB -> {after / 2**20:.1f} MiB", flush=True)
+
+    servers = Servers.start(1, env, logs / "p1")
+    try:
+        for repeat in range(args.repeats):
+            for count in args.tables:
+                bare(servers, count, "whole", repeat)
+                play(servers, count, "whole", repeat)
+        for repeat in range(args.repeats):
+            play(servers, args.think_tables, "whole", repeat, THINK_SECONDS)
+        for count in args.capacity_tables:
+            result = play(servers, count, "whole", 0, report.CAPACITY_THINK)
+            if not result.percentile(99) < report.CAPACITY_P99_MS:
+                break
+    finally:
+        servers.stop()
+
+    servers = Servers.start(2, env, logs / "p2")
+    try:
+        for repeat in range(args.repeats):
+            bare(servers, args.scale_tables, "whole", repeat)
+            play(servers, args.scale_tables, "whole", repeat)
+            play(servers, args.scale_tables, "split", repeat)
+    finally:
+        servers.stop()
+    return results, {"players": IDLE_PLAYERS, "before": before, "after": after}
 
 
 def scenario_server_version(url: str) -> str:

@@ -1,5 +1,6 @@
 """One measured run against started servers: game tables, bare-transport groups, or idle
-players (memory).
+players (memory). Clients connect ``split`` (seat ``i`` through daphne ``i mod n``) or with
+rooms ``whole`` (every seat of table ``t`` through daphne ``t mod n``): :func:`.bots.port_of`.
 
 Throughput and server-side figures are deltas between two samples taken ``warmup``
 seconds after play starts and ``duration`` seconds later (or when the last table finished,
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import statistics
 import time
 import uuid
@@ -26,50 +26,33 @@ from . import bots, tables, transport
 from .processes import Servers
 
 LOGIN_THREADS = 8
-SERVICE_NAMES = ("redis-server", "postgres")
 
 
 @dataclass
 class Sample:
-    """Counters and CPU times at one moment, and the machine's load."""
+    """Counters and CPU times at one moment."""
 
     at: float
     stats: list[dict[str, Any]]
     app_cpu: float
-    services_cpu: float
-    driver_cpu: float
     machine: Any
     """System-wide CPU times (``psutil.cpu_times()``)."""
-    load: float
-    """One-minute load average."""
 
     @classmethod
     def take(cls, servers: Servers) -> Sample:
         """Read every daphne's counters and the CPU time of the processes involved."""
         stats = [requests.get(f"http://{bots.HOST}:{port}/__bench__/stats", timeout=10).json()
                  for port in servers.ports]
-        return cls(time.monotonic(), stats, _cpu(servers.pids), _services_cpu(),
-                   time.process_time(), psutil.cpu_times(), os.getloadavg()[0])
+        return cls(time.monotonic(), stats, _cpu(servers.pids), psutil.cpu_times())
 
 
 def _cpu(pids: list[int]) -> float:
-    """CPU seconds of the server processes and their children (each daphne's move
-    processes)."""
+    """CPU seconds of the server processes."""
     total = 0.0
     for pid in pids:
-        process = psutil.Process(pid)
-        for one in [process, *process.children(recursive=True)]:
-            with contextlib.suppress(psutil.NoSuchProcess):
-                times = one.cpu_times()
-                total += times.user + times.system
-    return total
-
-
-def _services_cpu() -> float:
-    total = 0.0
-    for proc in psutil.process_iter(["name", "cpu_times"]):
-        if proc.info["name"] in SERVICE_NAMES and proc.info["cpu_times"] is not None:
-            total += proc.info["cpu_times"].user + proc.info["cpu_times"].system
+        with contextlib.suppress(psutil.NoSuchProcess):
+            times = psutil.Process(pid).cpu_times()
+            total += times.user + times.system
     return total
 
 
@@ -84,11 +67,11 @@ class Result:
     seconds: float
     actions: int
     latencies_ms: list[float]
+    routing: str = "split"
+    """``split`` or ``whole`` (:func:`.bots.port_of`); the same with one daphne."""
     app_cpu_ms: float = 0.0
-    services_cpu_ms: float = 0.0
-    driver_cpu_ms: float = 0.0
+    """CPU time of the daphne and Celery processes during the window."""
     statements: dict[int, int] = field(default_factory=dict)
-    health_checks: int = 0
     gc_full: int = 0
     """Full garbage collections in the daphne processes during the window."""
     gc_max_ms: float = 0.0
@@ -99,28 +82,22 @@ class Result:
     """Those of them that spent most of that time waiting for the database."""
     repeat: int = 0
     """Which of the repeated runs of the same measurement this is (0 first)."""
-    warmup_latencies_ms: list[float] = field(default_factory=list)
-    """Latencies of the actions sent before the window (the tables starting up)."""
     startup_seconds: float = float("nan")
     """From the last match started to every table's first confirmed action (game only)."""
     problems: dict[str, int] = field(default_factory=dict)
     machine_busy: float = float("nan")
     """Fraction of the machine's CPU time (all cores) not idle during the window."""
-    load: float = float("nan")
-    """One-minute load average at the end of the window."""
 
     @property
     def per_second(self) -> float:
         """Actions (or bare broadcasts) per second."""
         return self.actions / self.seconds if self.seconds > 0 else 0.0
 
-    def percentile(self, q: float, *, warmup: bool = False) -> float:
-        """The ``q``-th percentile latency in ms (nearest rank), of the window or (with
-        ``warmup``) of the actions before it."""
-        latencies = self.warmup_latencies_ms if warmup else self.latencies_ms
-        if not latencies:
+    def percentile(self, q: float) -> float:
+        """The ``q``-th percentile latency in ms (nearest rank) of the window."""
+        if not self.latencies_ms:
             return float("nan")
-        ordered = sorted(latencies)
+        ordered = sorted(self.latencies_ms)
         return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered)) - 1))]
 
     def per_action(self, value: float) -> float:
@@ -142,14 +119,12 @@ class Result:
 def pooled(runs: list[Result]) -> Result:
     """The repeated runs of one measurement as one: their windows, actions, latencies,
     CPU and counts added up (so rates and per-action figures are over all of them), the
-    machine's busy share, load and start-up as medians."""
+    machine's busy share and start-up as medians."""
     first = runs[0]
     out = Result(first.kind, first.processes, first.tables, first.think,
                  sum(r.seconds for r in runs), sum(r.actions for r in runs),
-                 [lat for r in runs for lat in r.latencies_ms])
-    out.warmup_latencies_ms = [lat for r in runs for lat in r.warmup_latencies_ms]
-    for name in ("app_cpu_ms", "services_cpu_ms", "driver_cpu_ms", "health_checks",
-                 "gc_full", "slow_moves", "slow_moves_db"):
+                 [lat for r in runs for lat in r.latencies_ms], first.routing)
+    for name in ("app_cpu_ms", "gc_full", "slow_moves", "slow_moves_db"):
         setattr(out, name, sum(getattr(r, name) for r in runs))
     out.gc_max_ms = max(r.gc_max_ms for r in runs)
     statements: Counter[int] = Counter()
@@ -159,24 +134,20 @@ def pooled(runs: list[Result]) -> Result:
         problems.update(r.problems)
     out.statements = dict(sorted(statements.items()))
     out.problems = dict(problems)
-    for name in ("machine_busy", "load", "startup_seconds"):
+    for name in ("machine_busy", "startup_seconds"):
         setattr(out, name, statistics.median(getattr(r, name) for r in runs))
     return out
 
 
 def _fill_server_figures(result: Result, first: Sample, last: Sample) -> None:
     result.app_cpu_ms = (last.app_cpu - first.app_cpu) * 1000
-    result.services_cpu_ms = (last.services_cpu - first.services_cpu) * 1000
-    result.driver_cpu_ms = (last.driver_cpu - first.driver_cpu) * 1000
     total = sum(last.machine) - sum(first.machine)
     idle = (last.machine.idle + last.machine.iowait) - (first.machine.idle + first.machine.iowait)
     result.machine_busy = 1 - idle / total if total > 0 else float("nan")
-    result.load = last.load
     histogram: Counter[int] = Counter()
     for before, after in zip(first.stats, last.stats, strict=True):
         for key, count in after["statements_per_accepted"].items():
             histogram[int(key)] += count - before["statements_per_accepted"].get(key, 0)
-        result.health_checks += after["health_checks"] - before["health_checks"]
         result.gc_full += after["gc_full"] - before["gc_full"]
         result.gc_max_ms = max(result.gc_max_ms, after["gc_max_ms"])
         result.slow_moves += after["slow_moves"] - before["slow_moves"]
@@ -188,32 +159,31 @@ def _window(latencies: list[tuple[float, float]], start: float, end: float) -> l
     return [lat * 1000 for sent, lat in latencies if start <= sent <= end]
 
 
-THINK_WARMUP = 10.0
-"""Seconds from the end of the start-up to the think-time window."""
 STARTUP_LIMIT = 120.0
 """At most this many seconds are waited for every table's first confirmed action."""
 REMATCH_POLL = 0.1
 """Seconds between checks for finished matches to restart (``play_on``)."""
 
 
-def login_all(servers: Servers, bench: list[tables.BenchTable]) -> list[list[str]]:
-    """Log every seat in over HTTP (seat ``i`` through daphne ``i % processes``)."""
+def login_all(servers: Servers, bench: list[tables.BenchTable], *,
+              whole: bool = False) -> list[list[str]]:
+    """Log every seat in over HTTP, through the daphne it will play on."""
     ports = servers.ports
     with ThreadPoolExecutor(LOGIN_THREADS) as pool:
-        futures = [[pool.submit(bots.login, ports[s % len(ports)], name)
-                    for s, name in enumerate(t.usernames)] for t in bench]
+        futures = [[pool.submit(bots.login, bots.port_of(ports, i, s, whole=whole), name)
+                    for s, name in enumerate(t.usernames)] for i, t in enumerate(bench)]
         return [[f.result() for f in row] for row in futures]
 
 
 async def _play(servers: Servers, bench: list[tables.BenchTable], cookies: list[list[str]],
-                *, think: float, warmup: float, duration: float, play_on: bool) -> tuple[
-                    list[bots.Bot], Sample, Sample, float]:
+                *, think: float, warmup: float, duration: float, play_on: bool,
+                whole: bool) -> tuple[list[bots.Bot], Sample, Sample, float]:
     ports = servers.ports
     far = time.monotonic() + 3600
     players = [
-        bots.Bot(ports[s % len(ports)], t.code, cookies[i][s], s, think=think, stop_at=far,
-                 seed=1000 * i + s, connect_after=(4 * i + s) * bots.CONNECT_SPACING,
-                 play_on=play_on)
+        bots.Bot(bots.port_of(ports, i, s, whole=whole), t.code, cookies[i][s], s,
+                 think=think, stop_at=far, seed=1000 * i + s, play_on=play_on,
+                 connect_after=(4 * i + s) * bots.CONNECT_SPACING)
         for i, t in enumerate(bench) for s in range(4)
     ]
     tasks = [asyncio.create_task(p.run()) for p in players]
@@ -247,22 +217,23 @@ async def _play(servers: Servers, bench: list[tables.BenchTable], cookies: list[
 
 
 def game(servers: Servers, count: int, *, think: float, warmup: float, duration: float,
-         play_on: bool = False, **settings: Any
+         routing: str = "split", play_on: bool = False, **settings: Any
          ) -> tuple[Result, list[tables.BenchTable], list[bots.Bot]]:
-    """Play ``count`` tables of 4 bots; measure the window after ``warmup``. With
-    ``play_on``, a table whose match finishes starts another (``tables.tables_rematch``)."""
+    """Play ``count`` tables of 4 bots, connected as ``routing`` says; measure the window
+    after ``warmup``. With ``play_on``, a table whose match finishes starts another
+    (``tables.tables_rematch``)."""
+    whole = _whole(routing)
     bench = tables.tables_create(count, **settings)
-    cookies = login_all(servers, bench)
+    cookies = login_all(servers, bench, whole=whole)
     players, first, last, startup = asyncio.run(
         _play(servers, bench, cookies, think=think, warmup=warmup, duration=duration,
-              play_on=play_on)
+              play_on=play_on, whole=whole)
     )
     accepted = sum(a["accepted"] - b["accepted"] for b, a in zip(first.stats, last.stats,
                                                                   strict=True))
     latencies = [lat for p in players for lat in p.log.latencies]
     result = Result("game", len(servers.ports), count, think, last.at - first.at, accepted,
-                    _window(latencies, first.at, last.at))
-    result.warmup_latencies_ms = _window(latencies, 0.0, first.at)
+                    _window(latencies, first.at, last.at), routing)
     result.startup_seconds = startup
     _fill_server_figures(result, first, last)
     logs = [p.log for p in players]
@@ -276,11 +247,20 @@ def game(servers: Servers, count: int, *, think: float, warmup: float, duration:
     return result, bench, players
 
 
-def bare(servers: Servers, count: int, *, warmup: float, duration: float) -> Result:
-    """Run ``count`` bare-transport groups of 4 at full speed; measure after ``warmup``."""
+def _whole(routing: str) -> bool:
+    if routing not in ("split", "whole"):
+        raise ValueError(f"routing is split or whole, not {routing!r}")
+    return routing == "whole"
+
+
+def bare(servers: Servers, count: int, *, warmup: float, duration: float,
+         routing: str = "split") -> Result:
+    """Run ``count`` bare-transport groups of 4 at full speed, connected as ``routing``
+    says; measure after ``warmup``."""
 
     async def main() -> tuple[transport.BareRun, Sample, Sample]:
-        run = transport.BareRun(servers.ports, count, uuid.uuid4().hex[:8])
+        run = transport.BareRun(servers.ports, count, uuid.uuid4().hex[:8],
+                                whole=_whole(routing))
         task = asyncio.create_task(run.run())
         await asyncio.wait_for(run.ready.wait(), 120)
         await asyncio.sleep(warmup)
@@ -294,14 +274,14 @@ def bare(servers: Servers, count: int, *, warmup: float, duration: float) -> Res
     run, first, last = asyncio.run(main())
     latencies = _window([x for log in run.logs for x in log.latencies], first.at, last.at)
     result = Result("bare", len(servers.ports), count, 0.0, last.at - first.at,
-                    len(latencies), latencies)
+                    len(latencies), latencies, routing)
     _fill_server_figures(result, first, last)
     result.problems = {"stalls": sum(log.stalls for log in run.logs)}
     return result
 
 
 async def _idle(servers: Servers, bench: list[tables.BenchTable], cookies: list[list[str]],
-                settle: float) -> tuple[int, int]:
+                settle: float) -> int:
     far = time.monotonic() + 3600
     players = [bots.Idle(servers.ports[0], t.code, cookies[i][s], stop_at=far,
                          connect_after=(4 * i + s) * bots.CONNECT_SPACING)
@@ -312,22 +292,17 @@ async def _idle(servers: Servers, bench: list[tables.BenchTable], cookies: list[
     await asyncio.sleep(settle)
     for p in players:
         p.stop_at = time.monotonic()
-    daphne = psutil.Process(servers.daphnes[0].proc.pid)
-    rss = daphne.memory_info().rss
-    movers = sum(p.memory_info().rss for p in daphne.children()
-                 if "spawn_main" in " ".join(p.cmdline()))
+    rss = int(psutil.Process(servers.daphnes[0].proc.pid).memory_info().rss)
     await asyncio.gather(*tasks)
-    return rss, movers
+    return rss
 
 
-def idle_memory(servers: Servers, players: int, *,
-                settle: float = 3.0) -> tuple[int, int, int]:
-    """Resident memory of the first daphne before and with ``players`` idle players
-    connected (their matches started, nobody acting), and then that of its move processes
-    together. Returns (before, with, move processes) in bytes."""
+def idle_memory(servers: Servers, players: int, *, settle: float = 3.0) -> tuple[int, int]:
+    """Resident memory (bytes) of the first daphne before and with ``players`` idle players
+    connected (their matches started, nobody acting)."""
     bench = tables.tables_create(players // 4)
     cookies = login_all(servers, bench)
     before = psutil.Process(servers.daphnes[0].proc.pid).memory_info().rss
-    with_players, movers = asyncio.run(_idle(servers, bench, cookies, settle))
+    with_players = asyncio.run(_idle(servers, bench, cookies, settle))
     tables.tables_abandon(bench)
-    return before, with_players, movers
+    return before, with_players

@@ -1,12 +1,11 @@
 """Settings of the benchmark's processes: the platform's production settings (run with
-``DEBUG=0``, see :func:`benchmarks.load.processes.server_env`) with four exceptions.
+``DEBUG=0``, see :func:`benchmarks.load.processes.server_env`) with these exceptions.
 
 - A fast password hasher: logging 400 bots in over HTTP with PBKDF2 would take minutes and
   is not what is measured, so the benchmark's users get (and its servers accept) MD5
   password hashes.
 - Cookies are not marked ``Secure`` and static files need no manifest: the bots talk plain
   HTTP to 127.0.0.1 and nothing runs ``collectstatic``.
-- Move processes set the benchmark's counters up too (:mod:`.instrument`).
 
 Everything else (database, Redis, queue) comes from the environment as usual.
 """
@@ -14,8 +13,6 @@ Everything else (database, Redis, queue) comes from the environment as usual.
 from config.settings import *  # noqa: F403
 from config.settings import STORAGES
 
-# Each move process counts its own statements and pauses; the stats endpoint merges them.
-MOVE_PROCESS_SETUP = ["benchmarks.load.instrument.install_in_mover"]
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 SESSION_COOKIE_SECURE = False
 CSRF_COOKIE_SECURE = False

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from websockets.asyncio.client import connect
 
-from .bots import CONNECT_SPACING, HOST
+from .bots import CONNECT_SPACING, HOST, port_of
 
 SEATS = 4
 
@@ -27,10 +27,10 @@ class GroupLog:
 
 
 class BareRun:
-    """``groups`` groups of 4 clients (member ``i`` on ``ports[i % len(ports)]``)."""
+    """``groups`` groups of 4 clients, routed like tables (:func:`.bots.port_of`)."""
 
-    def __init__(self, ports: list[int], groups: int, tag: str) -> None:
-        self.ports, self.tag = ports, tag
+    def __init__(self, ports: list[int], groups: int, tag: str, *, whole: bool) -> None:
+        self.ports, self.tag, self.whole = ports, tag, whole
         self.logs = [GroupLog() for _ in range(groups)]
         self.stop_at = time.monotonic() + 3600
         self.ready = asyncio.Barrier(groups * SEATS + 1)
@@ -42,7 +42,7 @@ class BareRun:
         ))
 
     async def _member(self, group: int, index: int) -> None:
-        port = self.ports[index % len(self.ports)]
+        port = port_of(self.ports, group, index, whole=self.whole)
         log = self.logs[group]
         sent_at: dict[int, float] = {}
         await asyncio.sleep((group * SEATS + index) * CONNECT_SPACING)
