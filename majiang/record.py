@@ -104,12 +104,14 @@ def apply_recorded(rnd: Round, action: Action) -> list[Event]:
     try:
         return rnd.apply(action)
     except IllegalActionError:
-        panels = sorted(rnd.baogang_panels)
-        if not panels or (action.seat in panels and action.type is ActionType.DECLARE):
+        held = sorted(rnd.pending_declarations)
+        if not held or (action.seat in held and action.type is ActionType.DECLARE):
             raise
     events: list[Event] = []
-    for seat in panels:
-        events.extend(rnd.apply(Action(ActionType.DECLARE, seat)))
+    for seat in held:
+        answer = rnd.timeout_action(seat)  # Z20: 不报, as a timeout answers a panel
+        assert answer is not None, "a held declaration always has an answer"
+        events.extend(rnd.apply(answer))
     events.extend(rnd.apply(action))
     return events
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from majiang.state import MeldKind, WinSource
 from majiang.tiles import Tile
-from majiang.variant import Variant
+from majiang.variant import LockRelease, Variant
 from majiang.variants.duyun.patterns import pattern_of
 from majiang.variants.duyun.settings import SCHEMA
 from majiang.variants.duyun.settle import settle
@@ -25,7 +25,7 @@ class DuyunVariant(Variant):
     id = "duyun"
     name = "都匀独山捉鸡"
     schema = SCHEMA
-    win_lock_release = "draw"  # D8: the lock ends at the seat's next draw
+    win_lock_release: ClassVar[LockRelease] = "draw"  # D8: the lock ends at the seat's next draw
     win_lock_blocks_self_draw = False  # D8: winning on that draw is allowed
     pung_lock_on_pass = False  # D2: passing a 碰 sets no lock
 

@@ -10,7 +10,7 @@ from majiang.errors import IllegalActionError, RecordError
 from majiang.record import record_of, replay
 from majiang.state import Phase
 from majiang.tiles import Tile
-from majiang.variants.zigong.baogang import NOTHING_TICKED, TOO_MANY_KONGS
+from majiang.variants.zigong.baogang import NOTHING_TICKED, TOO_MANY_KONGS, options_for
 
 CASE1_FILLER = "12356789s56789p"
 
@@ -26,7 +26,7 @@ def test_Z20_seed_case1_dealer_ticks_only_1p_2p() -> None:
     """  # noqa: E501
     rnd = deal(["111p222p33p4444p44s", CASE1_FILLER], draws="9s1p2p", back="7s8s")
     declare_4p = Action(ActionType.DISCARD, 0, Tile.P4, declare=True)
-    assert rnd.baogang_options(0, declare_4p) == [Tile.P1, Tile.P2]
+    assert options_for(rnd, 0, declare_4p) == [Tile.P1, Tile.P2]
     # Other ready-keeping discards are legal too (Z20), but 4p is the one that allows the ticks.
     assert _declares(rnd, 0) == ["1p", "2p", "3p", "4p"]
     assert Action(ActionType.KONG, 0, Tile.P4) in rnd.legal_actions(0)
@@ -75,7 +75,7 @@ def test_Z20_seed_case2_never_3s() -> None:
     assert Action(ActionType.KONG, 0, Tile.S3) in legal
     for discard in (Tile.S3, Tile.S5):
         declaring = Action(ActionType.DISCARD, 0, discard, declare=True)
-        assert rnd.baogang_options(0, declaring) == [Tile.S1, Tile.S2, Tile.S4]
+        assert options_for(rnd, 0, declaring) == [Tile.S1, Tile.S2, Tile.S4]
     with pytest.raises(IllegalActionError):
         rnd.apply(action("0 declare 5s ticks=3s"))
     # Keeping 3333s5s... discarding 5s, the three kongs together would leave only 3s: refused.
@@ -108,7 +108,7 @@ def test_Z20_seed_case3_only_one_of_1p_1s() -> None:
     """
     rnd = deal(["44599s5566789p99p", "111p23p111s23s678s"], draws="1p6s1s", back="5s")
     assert rnd.phase is Phase.DECLARE and rnd.pending() == (1,)
-    assert rnd.baogang_options(1, Action(ActionType.DECLARE, 1)) == [Tile.S1, Tile.P1]
+    assert options_for(rnd, 1, Action(ActionType.DECLARE, 1)) == [Tile.S1, Tile.P1]
     with pytest.raises(IllegalActionError) as refused:
         rnd.apply(action("1 declare ticks=1p1s"))
     assert refused.value.message == TOO_MANY_KONGS == "抱歉，不能选择更多的杠"
@@ -209,7 +209,7 @@ def test_Z20_panel_timeout_is_bu_bao() -> None:
     assert timeout == Action(ActionType.DECLARE, 1)  # 不报
     rnd.apply(timeout)
     assert rnd.seats[1].declared and rnd.seats[1].ticks is None
-    assert rnd.phase is Phase.TURN and rnd.turn == 0 and rnd.baogang_panels == {}
+    assert rnd.phase is Phase.TURN and rnd.turn == 0 and rnd.pending_declarations == {}
     act(rnd, "0 discard 9p")
     # 不报: the fourth 1p is offered as a win or discarded, never konged.
     assert rnd.legal_actions(1) == [
@@ -333,10 +333,10 @@ def test_Z20_panels_in_the_opening_window_stay_private() -> None:
 def test_Z20_no_triplet_no_panel() -> None:
     """With no triplet to offer there is no panel: the declaration is 不报 at once."""
     rnd = deal(["13579s13579p22p55p", "123s456s789s46p99p", "123s456s789s46p88p", A])
-    assert rnd.baogang_options(1, Action(ActionType.DECLARE, 1)) == []
+    assert options_for(rnd, 1, Action(ActionType.DECLARE, 1)) == []
     events = rnd.apply(action("1 declare"))
     assert [e.type for e in events] == ["decided"]
-    assert rnd.baogang_panels == {} and rnd.pending() == (2,)
+    assert rnd.pending_declarations == {} and rnd.pending() == (2,)
     assert "baogang_panel" not in rnd.observation(1)["me"]
 
 

@@ -24,6 +24,7 @@ from majiang.actions import Action, ActionType
 from majiang.errors import IllegalActionError
 from majiang.state import MeldKind, Phase, WinSource
 from majiang.tiles import Tile, parse_tile
+from majiang.variants.zigong.baogang import options_for
 
 # -- Z20: a triplet whose fourth copy is a 萝卜 tile is not on the panel --------------------
 
@@ -58,7 +59,7 @@ def test_Z20_panel_leaves_out_a_triplet_whose_fourth_copy_is_luobo(
         with pytest.raises(IllegalActionError) as refused:
             rnd.apply(action(f"1 baogang ticks={back}"))
         assert refused.value.code == "baogang_not_offered"
-        assert 1 in rnd.baogang_panels
+        assert 1 in rnd.pending_declarations
     # The tile still offered can be ticked.
     act(rnd, f"1 baogang ticks={panel[0]}")
     assert rnd.seats[1].declared and rnd.seats[1].ticks == frozenset({parse_tile(panel[0])})
@@ -70,12 +71,12 @@ def test_Z20_no_panel_when_every_fourth_copy_is_luobo() -> None:
     1p and the fourth 1s both 萝卜 tiles, seat 1's 报叫 is decided at once, as 不报."""
     rnd = deal(CASE3, back="1p1s", luobo=2)
     assert rnd.observation(1)["luobo"] == ["1p", "1s"]
-    assert rnd.baogang_options(1, Action(ActionType.DECLARE, 1)) == []
+    assert options_for(rnd, 1, Action(ActionType.DECLARE, 1)) == []
     events = rnd.apply(action("1 declare"))
     # Decided at once: no panel step, and (seat 1 being the only one asked) play goes on.
     assert events[0].type == "decided"
     assert "baogang_panel" not in [e.type for e in events]
-    assert rnd.baogang_panels == {} and "baogang_panel" not in rnd.observation(1)["me"]
+    assert rnd.pending_declarations == {} and "baogang_panel" not in rnd.observation(1)["me"]
     assert rnd.phase is Phase.TURN and rnd.turn == 0
     assert rnd.seats[1].declared and rnd.seats[1].ticks is None  # 不报: no kongs this hand
 
