@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["IllegalActionError", "RecordError", "SettingsError"]
+__all__ = ["IllegalActionError", "RecordError", "SettingsError", "UnknownRulingError"]
 
 
 class IllegalActionError(ValueError):
@@ -37,3 +37,11 @@ class RecordError(ValueError):
     def __init__(self, message: str, *, index: int | None = None) -> None:
         super().__init__(message)
         self.index = index
+
+
+class UnknownRulingError(KeyError):
+    """No ruling has this ID (see :mod:`majiang.rulings`). ``ruling_id`` is the ID asked for."""
+
+    def __init__(self, ruling_id: str) -> None:
+        super().__init__(ruling_id)
+        self.ruling_id = ruling_id
