@@ -39,7 +39,7 @@ from majiang.state import (
 )
 from majiang.tiles import Tile
 from majiang.variant import Variant
-from majiang.wall import Wall, full_set, shuffled
+from majiang.wall import Wall, full_set, set_difference, shuffled
 
 __all__ = ["ClaimWindow", "Round"]
 
@@ -70,6 +70,23 @@ class ClaimWindow:
     def complete(self) -> bool:
         """Whether every eligible seat has decided."""
         return len(self.decisions) == len(self.options)
+
+
+_TAKES_TILE = (ActionType.DISCARD, ActionType.PUNG, ActionType.KONG)
+
+
+def _field_problem(action: Action) -> str | None:
+    """Which field of ``action`` is wrong for its type, whatever the state, or ``None``."""
+    kind = action.type.value
+    if action.type in _TAKES_TILE and action.tile is None:
+        return f"{kind} 需要 tile 字段 (哪张牌)"
+    if action.type not in _TAKES_TILE and action.tile is not None:
+        if action.type is ActionType.DECLARE:
+            return "declare 不带 tile 字段 (打牌时报叫请用 discard 加 declare)"
+        return f"{kind} 不带 tile 字段 (胡、过都不用指明牌)"
+    if action.declare and action.type is not ActionType.DISCARD:
+        return f"{kind} 不能带 declare 字段 (只有 discard 可以同时报叫)"
+    return None
 
 
 class Round:
@@ -147,8 +164,11 @@ class Round:
             tiles = shuffled(full_set(kinds), seed)
         else:
             tiles = list(wall)
-            if sorted(tiles) != full_set(kinds):
-                raise ValueError("the explicit wall does not hold exactly this variant's tile set")
+            problem = set_difference(tiles, kinds)
+            if problem is not None:
+                raise ValueError(
+                    f"the explicit wall does not hold exactly this variant's tile set: {problem}"
+                )
         rnd = cls(variant, checked, dealer=dealer, wall=tiles, streak=streak, seed=seed)
         return rnd, rnd._deal()
 
@@ -351,7 +371,8 @@ class Round:
             raise IllegalActionError("not_your_turn", "现在不是你操作的时候")
         self.variant.check_action(self, action, legal)
         if action.without_ticks() not in legal:
-            raise IllegalActionError("illegal_action", f"不能这样操作: {action}")
+            message = _field_problem(action) or f"不能这样操作: {action}"
+            raise IllegalActionError("illegal_action", message)
 
     def _run_automatic(self, events: list[Event]) -> None:
         """Do what needs no decision: declared seats' forced moves and complete windows."""
