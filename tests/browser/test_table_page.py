@@ -319,9 +319,16 @@ def test_zigong_settlement_has_fan_not_chickens(browser, live_server, room):
     row = f'#settlement tbody tr[data-seat="{win.seat}"]'
     assert page.get_attribute(f"{row} td.win-tile .tile", "data-tile") == win.tile.code
     assert page.inner_text(f"{row} td.won").startswith("胡")
-    fan_line = next(ln for ln in settlement["lines"] if ln["category"].startswith("牌型:"))
-    assert fan_line["category"][3:] in page.inner_text(f"{row} td.fan")
+    # Z11: the 番型 cell comes from the winner's line of kind "pattern", category and breakdown.
+    fan_line = next(
+        ln for ln in settlement["lines"] if ln["kind"] == "pattern" and ln["payee"] == win.seat
+    )
     note = fan_line["note"].split(", 2^")[0]
+    assert page.inner_text(f"{row} td.fan") == f"{fan_line['category']} {note}"
+    kinds = page.eval_on_selector_all(
+        "#settlement-lines li", "els => els.map(e => [e.dataset.kind, e.className])"
+    )
+    assert kinds == [[ln["kind"], f"kind-{ln['kind']}"] for ln in settlement["lines"]]
     text = page.inner_text("#settlement")
     payer, payee = NAMES[fan_line["payer"]], NAMES[fan_line["payee"]]
     assert f"{fan_line['category']}: {payer} → {payee} {fan_line['points']}分 ({note})" in text
