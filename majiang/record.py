@@ -163,6 +163,13 @@ def build(spec: Mapping[str, Any]) -> dict[str, Any]:
         )
     if len(turned) > 1:
         raise RecordError("翻牌 turned 最多一张", code="bad_spec")
+    for seat, hand in enumerate(hands):
+        try:
+            size, want = len(parse_tiles(hand)), 14 if seat == dealer else 13
+        except NotationError as exc:
+            raise RecordError(str(exc), code="bad_tile") from exc
+        if size != want:
+            raise RecordError(f"座位{seat} 应发 {want} 张牌, 写了 {size} 张", code="bad_spec")
     try:
         wall = wall_for(
             variant.tile_kinds(settings),

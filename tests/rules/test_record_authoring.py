@@ -306,3 +306,15 @@ def test_a_record_that_stops_early_warns_and_fails_with_strict(tmp_path: Path) -
     ended.write_text(RECORD, encoding="utf-8")
     done = run("replay", "--strict", ended)
     assert done.returncode == 0 and done.stderr == ""
+
+
+def test_the_documented_missing_pass_error_is_what_the_command_prints(tmp_path: Path) -> None:
+    documented = re.search(r"`(error: 动作 #3 \(座位1 discard 2s\)[^`]*)`", DOC)
+    assert documented is not None
+    record = json.loads(RECORD)
+    del record["actions"][3]
+    path = tmp_path / "bad.json"
+    path.write_text(dumps(record), encoding="utf-8")
+    result = run("replay", path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == documented.group(1) + "\n"
