@@ -24,7 +24,7 @@ from majiang import views
 from majiang.actions import Action, ActionType, Event
 from majiang.analysis import is_complete_keys, waits_keys
 from majiang.errors import IllegalActionError
-from majiang.settlement import Settlement
+from majiang.settlement import AnySettlement
 from majiang.state import (
     EndReason,
     Kong,
@@ -135,7 +135,7 @@ class Round:
         self._turn_kongs: list[int] = []
         self._groups = 0
         self._discards = 0
-        self._settlement: Settlement | None = None
+        self._settlement: AnySettlement | None = None
         self.dealt_last: Tile | None = None
 
     # -- construction ----------------------------------------------------------------------
@@ -782,7 +782,7 @@ class Round:
         self.end_reason = reason
         return [Event("hand_end", data={"reason": reason})]
 
-    def settlement(self) -> Settlement:
+    def settlement(self) -> AnySettlement:
         """The itemised settlement. Only for an ended round."""
         if self.phase is not Phase.ENDED:
             raise IllegalActionError("hand_not_over", "本局尚未结束")

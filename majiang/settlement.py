@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, NotRequired, TypedDict
+from typing import Any, Generic, NotRequired, TypedDict, TypeVar
 
 __all__ = [
+    "AnySettlement",
     "LineJSON",
     "LineKind",
+    "NoSummary",
     "Settlement",
     "SettlementLine",
     "VoidLineJSON",
@@ -146,32 +148,43 @@ def totals_of(lines: Sequence[SettlementLine], players: int) -> tuple[int, ...]:
     return tuple(totals)
 
 
+SummaryT_co = TypeVar("SummaryT_co", bound=Mapping[str, object], covariant=True)
+PlayerT_co = TypeVar("PlayerT_co", bound=Mapping[str, object], covariant=True)
+_S = TypeVar("_S", bound=Mapping[str, object])
+_P = TypeVar("_P", bound=Mapping[str, object])
+
+
+class NoSummary(TypedDict):
+    """The summary (and per-seat summary) of a variant that shows nothing beside the lines."""
+
+
 @dataclass(frozen=True, slots=True)
-class Settlement:
+class Settlement(Generic[SummaryT_co, PlayerT_co]):
     """The result of a hand: itemised lines, per-seat totals and a variant's summary.
 
     ``summary`` holds what players are shown beside the lines; ``players`` holds one summary
-    per seat. Their keys are the variant's: ``DuyunSummary`` and ``DuyunPlayer`` (D23) in
-    :mod:`majiang.variants.duyun.settle`, ``ZigongSummary`` and ``ZigongPlayer`` in
-    :mod:`majiang.variants.zigong.settle`; ``basic`` has none. The lines always sum to zero.
+    per seat. Their types are the variant's: ``Settlement[DuyunSummary, DuyunPlayer]`` (D23,
+    :mod:`majiang.variants.duyun.settle`), ``Settlement[ZigongSummary, ZigongPlayer]``
+    (:mod:`majiang.variants.zigong.settle`), ``Settlement[NoSummary, NoSummary]`` for
+    ``basic``; :data:`AnySettlement` is any of them. The lines always sum to zero.
     """
 
     lines: tuple[SettlementLine, ...]
     totals: tuple[int, ...]
-    summary: Mapping[str, object] = field(default_factory=dict)
-    players: tuple[Mapping[str, object], ...] = ()
+    summary: SummaryT_co
+    players: tuple[PlayerT_co, ...]
 
     @classmethod
     def of(
         cls,
         lines: Sequence[SettlementLine],
         players: int,
-        summary: Mapping[str, object] | None = None,
-        per_player: Sequence[Mapping[str, object]] = (),
-    ) -> Settlement:
+        summary: _S,
+        per_player: Sequence[_P],
+    ) -> Settlement[_S, _P]:
         """Build a settlement, dropping zero-point lines and computing totals."""
         kept = tuple(line for line in lines if line.points)
-        return cls(kept, totals_of(kept, players), dict(summary or {}), tuple(per_player))
+        return Settlement(kept, totals_of(kept, players), summary, tuple(per_player))
 
     def to_json(self) -> dict[str, Any]:
         """The settlement as JSON."""
@@ -181,3 +194,7 @@ class Settlement:
             "summary": dict(self.summary),
             "players": [dict(p) for p in self.players],
         }
+
+
+AnySettlement = Settlement[Mapping[str, object], Mapping[str, object]]
+"""A settlement of any variant, as :meth:`Round.settlement` returns it."""

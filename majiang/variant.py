@@ -22,7 +22,7 @@ from majiang.tiles import Tile
 if TYPE_CHECKING:
     from majiang.actions import Event
     from majiang.round import Round
-    from majiang.settlement import Settlement
+    from majiang.settlement import AnySettlement
 
 __all__ = ["LockRelease", "Variant", "VariantState"]
 
@@ -183,7 +183,7 @@ class Variant(ABC):
     # -- results -------------------------------------------------------------------------
 
     @abstractmethod
-    def settle(self, rnd: Round) -> Settlement:
+    def settle(self, rnd: Round) -> AnySettlement:
         """The itemised settlement of an ended round."""
 
     @abstractmethod

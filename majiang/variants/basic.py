@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from majiang.settings import Setting, SettingsSchema
-from majiang.settlement import LineKind, Settlement, SettlementLine
+from majiang.settlement import LineKind, NoSummary, Settlement, SettlementLine
 from majiang.state import WinSource
 from majiang.tiles import Tile
 from majiang.variant import Variant
@@ -42,7 +42,7 @@ class BasicVariant(Variant):
         """All 27 kinds: 108 tiles."""
         return list(Tile)
 
-    def settle(self, rnd: Round) -> Settlement:
+    def settle(self, rnd: Round) -> Settlement[NoSummary, NoSummary]:
         """One point per payer per winner."""
         lines: list[SettlementLine] = []
         for win in rnd.wins:
@@ -50,7 +50,7 @@ class BasicVariant(Variant):
             for payer in payers:
                 assert payer is not None
                 lines.append(SettlementLine(payer, win.seat, "胡牌", 1, "basic", kind=LineKind.WIN))
-        return Settlement.of(lines, rnd.players)
+        return Settlement.of(lines, rnd.players, NoSummary(), [])
 
     def next_dealer(self, rnd: Round) -> tuple[int, int]:
         """The first winner deals; with no winner the dealer stays and the streak grows."""

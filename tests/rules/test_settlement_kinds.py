@@ -11,6 +11,7 @@ import json
 import random
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -22,6 +23,8 @@ from majiang.round import Round
 from majiang.rulings import RULINGS, ruling, rulings_for
 from majiang.settlement import LineKind, line_kind, line_with_kind
 from majiang.variants import get_variant
+from majiang.variants.duyun.settle import DuyunPlayer, DuyunSummary
+from majiang.variants.zigong.settle import ZigongPlayer, ZigongSummary
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "docs" / "rules").glob("*/*.json"))
@@ -69,6 +72,26 @@ def test_worked_examples_have_kinds_and_cover_every_kind() -> None:
     for path in EXAMPLES:
         seen |= check_lines(replay(json.loads(path.read_text(encoding="utf-8"))))
     assert seen == set(LineKind)
+
+
+TYPES: dict[str, tuple[Any, Any]] = {
+    "duyun": (DuyunSummary, DuyunPlayer),
+    "zigong": (ZigongSummary, ZigongPlayer),
+}
+
+
+def test_D23_summaries_hold_exactly_the_keys_of_their_types() -> None:
+    """The typed summaries are what the JSON holds: no key missing, none undeclared."""
+    for path in EXAMPLES:
+        rnd = replay(json.loads(path.read_text(encoding="utf-8")))
+        summary_type, player_type = TYPES[rnd.variant.id]
+        data = rnd.settlement().to_json()
+        assert set(data["summary"]) == summary_type.__required_keys__, path.name
+        assert len(data["players"]) == rnd.players
+        for player in data["players"]:
+            assert set(player) == player_type.__required_keys__, path.name
+        for void in data["summary"].get("void", []):
+            assert line_kind(void) is LineKind(void["kind"]) and void["void"]
 
 
 @pytest.mark.parametrize(

@@ -204,7 +204,7 @@ def _dou_counts(rnd: Round, seat: int) -> dict[str, int]:
     return out
 
 
-def settle(rnd: Round) -> Settlement:
+def settle(rnd: Round) -> Settlement[DuyunSummary, DuyunPlayer]:
     """The D22 settlement of an ended hand, with the D23 summary."""
     ready = [rnd.is_ready(s) for s in range(rnd.players)]
     table = chicken_table(rnd)

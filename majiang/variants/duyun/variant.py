@@ -15,6 +15,7 @@ from majiang.variants.duyun.settle import settle
 if TYPE_CHECKING:
     from majiang.round import Round
     from majiang.settlement import Settlement
+    from majiang.variants.duyun.settle import DuyunPlayer, DuyunSummary
 
 __all__ = ["DuyunVariant"]
 
@@ -65,7 +66,7 @@ class DuyunVariant(Variant):
         meld = next(m for m in s.melds if m.kind is MeldKind.PUNG and m.tile is tile)
         return tile in s.draw_log[meld.draws_at :]
 
-    def settle(self, rnd: Round) -> Settlement:
+    def settle(self, rnd: Round) -> Settlement[DuyunSummary, DuyunPlayer]:
         """D22: winning payments, 豆, 鸡, 包牌; or on 黄庄 查叫, 幺鸡 and 包牌 (D21)."""
         return settle(rnd)
 

@@ -98,7 +98,7 @@ def win_lines(rnd: Round, win: Win) -> list[SettlementLine]:
     return lines
 
 
-def settle(rnd: Round) -> Settlement:
+def settle(rnd: Round) -> Settlement[ZigongSummary, ZigongPlayer]:
     """The settlement of an ended hand; see the module docstring for the order of lines."""
     exhausted = rnd.end_reason == "exhausted"
     active = [s for s in range(rnd.players) if not rnd.seats[s].won]

@@ -13,7 +13,7 @@ from majiang.variant import LockRelease, Variant
 from majiang.variants.zigong import baogang
 from majiang.variants.zigong.baogang import ZigongState, state_of
 from majiang.variants.zigong.settings import SCHEMA
-from majiang.variants.zigong.settle import settle
+from majiang.variants.zigong.settle import ZigongPlayer, ZigongSummary, settle
 
 if TYPE_CHECKING:
     from majiang.round import Round
@@ -129,7 +129,7 @@ class ZigongVariant(Variant):
         """Z21: setting ``multi_use``."""
         return bool(rnd.settings["multi_use"])
 
-    def settle(self, rnd: Round) -> Settlement:
+    def settle(self, rnd: Round) -> Settlement[ZigongSummary, ZigongPlayer]:
         """Z11–Z18, Z21: the itemised settlement."""
         return settle(rnd)
 
