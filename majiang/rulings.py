@@ -216,9 +216,8 @@ def ruling(ruling_id: str) -> Ruling:
 
 
 def rulings_for(variant_id: str) -> tuple[Ruling, ...]:
-    """The rulings of one variant in file order, followed by those of every table (H1, H2,
-    H4). Empty for an unknown variant."""
-    own = tuple(r for r in RULINGS.values() if r.variant == variant_id)
-    if not own:
+    """The rulings of one variant together with those of every table (H1, H2, H4), in the
+    order of the rulings files. Empty for an unknown variant."""
+    if not any(r.variant == variant_id for r in RULINGS.values()):
         return ()
-    return own + tuple(r for r in RULINGS.values() if r.variant is None)
+    return tuple(r for r in RULINGS.values() if r.variant in (variant_id, None))

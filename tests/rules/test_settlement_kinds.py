@@ -156,7 +156,8 @@ def test_registry_lookups() -> None:
     assert info.value.ruling_id == "D24"
     duyun = [r.id for r in rulings_for("duyun")]
     assert duyun[:3] == ["D1", "D2", "D3"] and "D10a" in duyun
-    assert duyun[-3:] == ["H1", "H2", "H4"] and "H3" in [r.id for r in rulings_for("zigong")]
+    assert duyun[-3:] == ["H1", "H2", "H4"]
+    assert [r.id for r in rulings_for("zigong")][-4:] == ["H1", "H2", "H3", "H4"]
     assert not any(r.startswith("Z") for r in duyun)
     assert rulings_for("nope") == ()
 
