@@ -90,7 +90,7 @@ def test_Z13_Z14_documented_example_round_trips(tmp_path: Path) -> None:
 
 def test_build_writes_luobo_and_turned_tiles_where_they_are_taken() -> None:
     """Z13: the 萝卜 come off the back first, replacements after; D15: the turned tile is the
-    front tile once the draws are done."""
+    front tile once the draws are done (here the dealer's 天胡 needs none)."""
     spec = copy.deepcopy(SPEC)
     spec["deal"]["luobo"] = "1p 4p"
     spec["actions"] = []
@@ -104,14 +104,14 @@ def test_build_writes_luobo_and_turned_tiles_where_they_are_taken() -> None:
             "settings": {"players": 3},
             "deal": {
                 "hands": ["123m456m789m234p55p", "336699m2258s147p", "2379m4578s13579p"],
-                "draws": "5m",
                 "turned": "8s",
             },
+            "actions": [{"seat": 0, "type": "win"}],
         }
     )
-    tiles = duyun["wall"].split()
-    assert tiles[40:42] == ["5m", "8s"] and len(tiles) == 108
-    assert duyun["actions"] == [] and duyun["settings"]["fanji"] == "next"
+    assert duyun["wall"].split()[40] == "8s" and duyun["settings"]["fanji"] == "next"
+    summary = replay(duyun).settlement().summary
+    assert summary["fanji"] == "8s" and summary["chicken_tiles"] == ["1s", "9s"]
 
 
 @pytest.mark.parametrize(
