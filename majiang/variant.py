@@ -1,9 +1,10 @@
 """The plug-in point for a rule variant.
 
 A :class:`Variant` tells the generic :class:`~majiang.round.Round` everything that differs
-between rule sets: the tiles, who may win or claim and when, declarations of ready, pass
-locks, whether play goes on after a win, settlement and dealer rotation. Every hook has a
-plain default, so a variant overrides only what its rulings change.
+between rule sets: the tiles, who may win or claim and when, declarations of ready and the
+declarations it holds open for a follow-up answer, pass locks, whether play goes on after a
+win, settlement and dealer rotation, and its own state for a round (:class:`VariantState`).
+Every hook has a plain default, so a variant overrides only what its rulings change.
 """
 
 from __future__ import annotations
@@ -13,14 +14,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from majiang.actions import Action, ActionType
+from majiang.actions import Action, ActionType, Event
 from majiang.errors import IllegalActionError
 from majiang.settings import SettingsSchema
 from majiang.state import MeldKind, WinSource
 from majiang.tiles import Tile
 
 if TYPE_CHECKING:
-    from majiang.actions import Event
     from majiang.round import Round
     from majiang.settlement import AnySettlement
 
@@ -106,6 +106,10 @@ class Variant(ABC):
         """Whether ``seat``'s discard now may carry a declaration of ready."""
         return False
 
+    def declared_kong(self, rnd: Round, seat: int, tile: Tile) -> bool:
+        """Whether a declared seat must kong ``tile`` (it may kong nothing else)."""
+        return False
+
     def check_action(self, rnd: Round, action: Action, legal: Sequence[Action]) -> None:
         """Check what ``action`` carries beyond the legal actions it is matched against
         (:attr:`Action.ticks`), given the seat's ``legal`` actions. Raise
@@ -147,10 +151,6 @@ class Variant(ABC):
     def pending_timeout(self, rnd: Round, seat: int) -> Action | None:
         """What an expired timer answers for ``seat``'s held declaration, else ``None``."""
         return None
-
-    def declared_kong(self, rnd: Round, seat: int, tile: Tile) -> bool:
-        """Whether a declared seat must kong ``tile`` (it may kong nothing else)."""
-        return False
 
     # -- eligibility ---------------------------------------------------------------------
 
