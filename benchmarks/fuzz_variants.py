@@ -24,6 +24,7 @@ from majiang.actions import Action, ActionType
 from majiang.errors import IllegalActionError
 from majiang.round import Round
 from majiang.settings import SettingsSchema
+from majiang.tiles import parse_tile
 from majiang.variant import Variant
 from majiang.variants import get_variant
 
@@ -57,20 +58,17 @@ def _choose(rnd: Round, seat: int, rng: random.Random) -> Action:
             break
     if action.type is not ActionType.DECLARE and not action.declare:
         return action
-    panel = rnd.baogang_options(seat, action)
+    # The 报杠 panel as a client reads it (Z20): the open panel, else the one this opens.
+    me = rnd.observation(seat)["me"]
+    key = action.tile.code if action.tile is not None else ""
+    codes = me.get("baogang_panel") or me.get("baogang_options", {}).get(key, [])
+    panel = [parse_tile(code) for code in codes]
     if not panel or rng.random() < 0.3:
         return action
     ticks = tuple(t for t in panel if rng.random() < 0.5) or (panel[0],)
     ticked = Action(action.type, seat, action.tile, action.declare, ticks)
-    open_panel = rnd.baogang_panels.get(seat)  # Z20: its hand is the declared 13 tiles
-    if open_panel is not None:
-        counts = list(open_panel.counts)
-    else:
-        counts = list(rnd.seats[seat].hand)
-        if action.tile is not None:
-            counts[action.tile] -= 1
     try:
-        rnd.variant.validate_ticks(rnd, seat, ticks, counts)
+        rnd.variant.check_action(rnd, ticked, rnd.legal_actions(seat))
     except IllegalActionError:
         return action
     return ticked

@@ -13,6 +13,12 @@ from majiang.tiles import NotationError, Tile, parse_tile
 __all__ = ["Action", "ActionType", "Event"]
 
 
+def _short(value: object) -> str:
+    """``value`` as written, cut to 20 characters, for messages that quote bad input."""
+    text = repr(value)
+    return text if len(text) <= 20 else text[:19] + "…"
+
+
 class ActionType(StrEnum):
     """What a seat does.
 
@@ -63,36 +69,42 @@ class Action:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Action:
-        """Read an action written by :meth:`to_json`. Raises :class:`RecordError`."""
+        """Read an action written by :meth:`to_json`. Raises :class:`RecordError`.
+
+        The messages are Chinese and end with a stable code in brackets (``[bad_action]``).
+        """
         if not isinstance(data, Mapping):
-            raise RecordError(f"action must be an object, got {data!r}")
+            raise RecordError(f"动作必须是 JSON 对象, 得到 {_short(data)}", code="bad_action")
+        for name in ("type", "seat"):
+            if name not in data:
+                raise RecordError(f"动作缺少 {name!r} 字段", code="bad_action")
         try:
             kind = ActionType(data["type"])
-            seat = data["seat"]
-            if not isinstance(seat, int) or isinstance(seat, bool):
-                raise RecordError(f"seat must be an integer, got {seat!r}")
-            tile = parse_tile(data["tile"]) if data.get("tile") is not None else None
-            ticks_raw = data.get("ticks")
-            ticks = None
-            if ticks_raw is not None:
-                if not isinstance(ticks_raw, list):
-                    raise RecordError(f"ticks must be a list, got {ticks_raw!r}")
-                ticks = tuple(parse_tile(t) for t in ticks_raw)
-            declare = data.get("declare", False)
-            if not isinstance(declare, bool):
-                raise RecordError(f"declare must be true or false, got {declare!r}")
-        except KeyError as exc:
-            raise RecordError(f"action is missing {exc.args[0]!r}") from exc
-        except NotationError as exc:
-            raise RecordError(str(exc)) from exc
         except ValueError as exc:
-            if isinstance(exc, RecordError):
-                raise
-            raise RecordError(f"unknown action type {data.get('type')!r}") from exc
+            known = ", ".join(t.value for t in ActionType)
+            raise RecordError(
+                f"未知的动作类型 {_short(data['type'])} (可用: {known})", code="bad_action"
+            ) from exc
+        seat = data["seat"]
+        if not isinstance(seat, int) or isinstance(seat, bool):
+            raise RecordError(f"seat 必须是整数, 得到 {_short(seat)}", code="bad_action")
+        declare = data.get("declare", False)
+        if not isinstance(declare, bool):
+            raise RecordError(
+                f"declare 必须是 true 或 false, 得到 {_short(declare)}", code="bad_action"
+            )
+        ticks_raw = data.get("ticks")
+        if ticks_raw is not None and not isinstance(ticks_raw, list):
+            raise RecordError(f"ticks 必须是牌的列表, 得到 {_short(ticks_raw)}", code="bad_action")
+        try:
+            tile = parse_tile(data["tile"]) if data.get("tile") is not None else None
+            ticks = tuple(parse_tile(t) for t in ticks_raw) if ticks_raw is not None else None
+        except NotationError as exc:
+            raise RecordError(str(exc), code="bad_tile") from exc
         return cls(kind, seat, tile, declare, ticks)
 
     def __str__(self) -> str:
-        parts = [f"seat {self.seat} {self.type.value}"]
+        parts = [f"座位{self.seat} {self.type.value}"]
         if self.tile is not None:
             parts.append(self.tile.code)
         if self.declare:

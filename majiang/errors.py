@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["IllegalActionError", "RecordError", "SettingsError"]
+__all__ = ["IllegalActionError", "RecordError", "SettingsError", "UnknownRulingError"]
 
 
 class IllegalActionError(ValueError):
@@ -31,9 +31,22 @@ class SettingsError(ValueError):
 class RecordError(ValueError):
     """A game record cannot be read or replayed.
 
-    ``index`` is the position of the first bad action, when the problem is an action.
+    ``code`` is a stable machine-readable reason (``bad_action``, ``illegal_action``,
+    ``wrong_wall`` …), also written at the end of the message in brackets; the message is
+    Chinese and names seats as 座位N. ``index`` is the position of the first bad action,
+    when the problem is an action.
     """
 
-    def __init__(self, message: str, *, index: int | None = None) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, *, code: str = "bad_record", index: int | None = None) -> None:
+        super().__init__(f"{message} [{code}]")
+        self.message = message
+        self.code = code
         self.index = index
+
+
+class UnknownRulingError(KeyError):
+    """No ruling has this ID (see :mod:`majiang.rulings`). ``ruling_id`` is the ID asked for."""
+
+    def __init__(self, ruling_id: str) -> None:
+        super().__init__(ruling_id)
+        self.ruling_id = ruling_id

@@ -7,16 +7,15 @@ and otherwise returns the events it caused. Everything that follows from an acti
 choice (draws, the automatic discards of a declared hand, resolving a claim window once every
 seat has decided) happens inside the same call.
 
-A declaration of ready made without 报杠 ticks, by a seat with triplets to offer, opens that
-seat's 报杠 panel (Z20): the round then waits for the seat's choice (``DECLARE`` with ticks
-for 报杠, without for 不报; a timeout is 不报) before anything of the declaration happens.
-A declaration that carries its ticks (the one-step form of older records) needs no panel.
+A variant may hold a declaration open until its seat answers a follow-up question (see
+"pending declarations" in :class:`~majiang.variant.Variant`); the round then asks that seat
+for the answer alone, and carries the declaration out once it is given.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache
 from itertools import compress
 from typing import Any
@@ -25,8 +24,9 @@ from majiang import views
 from majiang.actions import Action, ActionType, Event
 from majiang.analysis import is_complete_keys, waits_keys
 from majiang.errors import IllegalActionError
-from majiang.settlement import Settlement
+from majiang.settlement import AnySettlement
 from majiang.state import (
+    EndReason,
     Kong,
     LockedChance,
     Meld,
@@ -39,9 +39,9 @@ from majiang.state import (
 )
 from majiang.tiles import Tile
 from majiang.variant import Variant
-from majiang.wall import Wall, full_set, shuffled
+from majiang.wall import Wall, full_set, set_difference, shuffled
 
-__all__ = ["BaogangPanel", "ClaimWindow", "Round"]
+__all__ = ["ClaimWindow", "Round"]
 
 _ORDER = {ActionType.WIN: 0, ActionType.KONG: 1, ActionType.PUNG: 2, ActionType.PASS: 3}
 _TILES = tuple(Tile)
@@ -72,18 +72,21 @@ class ClaimWindow:
         return len(self.decisions) == len(self.options)
 
 
-@dataclass(frozen=True, slots=True)
-class BaogangPanel:
-    """A 报杠 choice the round waits for (Z20), opened by a declaration made without ticks.
+_TAKES_TILE = (ActionType.DISCARD, ActionType.PUNG, ActionType.KONG)
 
-    ``action`` is that declaration (``DECLARE`` in the opening window, or the dealer's
-    declaring ``DISCARD``, which is not made until the choice is). ``options`` are the tiles
-    offered and ``counts`` the 27 counts of the hand once declared (after the discard).
-    """
 
-    action: Action
-    options: tuple[Tile, ...]
-    counts: tuple[int, ...]
+def _field_problem(action: Action) -> str | None:
+    """Which field of ``action`` is wrong for its type, whatever the state, or ``None``."""
+    kind = action.type.value
+    if action.type in _TAKES_TILE and action.tile is None:
+        return f"{kind} 需要 tile 字段 (哪张牌)"
+    if action.type not in _TAKES_TILE and action.tile is not None:
+        if action.type is ActionType.DECLARE:
+            return "declare 不带 tile 字段 (打牌时报叫请用 discard 加 declare)"
+        return f"{kind} 不带 tile 字段 (胡、过都不用指明牌)"
+    if action.declare and action.type is not ActionType.DISCARD:
+        return f"{kind} 不能带 declare 字段 (只有 discard 可以同时报叫)"
+    return None
 
 
 class Round:
@@ -120,21 +123,19 @@ class Round:
         self.phase = Phase.TURN
         self.turn = dealer
         self.window: ClaimWindow | None = None
-        self.baogang_panels: dict[int, BaogangPanel] = {}
-        """The 报杠 choices waited for, by seat (Z20); see :meth:`legal_actions`."""
         self.history: list[Action] = []
         self.wins: list[Win] = []
         self.kongs: list[Kong] = []
         self.locked_chances: list[LockedChance] = []
-        self.end_reason: str | None = None
-        self.extra: dict[str, Any] = {}
-        """Variant bookkeeping (for example the 萝卜 tiles)."""
+        self.end_reason: EndReason | None = None
+        self.extra = variant.new_state(self.settings)
+        """The variant's own bookkeeping (:class:`~majiang.variant.VariantState`)."""
         self._turn_drew = True
         self._replacement = False
         self._turn_kongs: list[int] = []
         self._groups = 0
         self._discards = 0
-        self._settlement: Settlement | None = None
+        self._settlement: AnySettlement | None = None
         self.dealt_last: Tile | None = None
 
     # -- construction ----------------------------------------------------------------------
@@ -163,8 +164,11 @@ class Round:
             tiles = shuffled(full_set(kinds), seed)
         else:
             tiles = list(wall)
-            if sorted(tiles) != full_set(kinds):
-                raise ValueError("the explicit wall does not hold exactly this variant's tile set")
+            problem = set_difference(tiles, kinds)
+            if problem is not None:
+                raise ValueError(
+                    f"the explicit wall does not hold exactly this variant's tile set: {problem}"
+                )
         rnd = cls(variant, checked, dealer=dealer, wall=tiles, streak=streak, seed=seed)
         return rnd, rnd._deal()
 
@@ -250,6 +254,12 @@ class Round:
         keys[tile // 9] += 1 << (3 * (tile % 9))
         return is_complete_keys(keys, melds=len(s.melds))
 
+    @property
+    def pending_declarations(self) -> Mapping[int, object]:
+        """The declarations the variant holds open, by seat, until the seat answers (自贡
+        报杠, Z20). Such a seat answers on the clock of the turn or window it declared in."""
+        return self.variant.pending_declarations(self)
+
     def pending(self) -> tuple[int, ...]:
         """The seats whose decision the round is waiting for."""
         if self.phase is Phase.ENDED:
@@ -261,13 +271,13 @@ class Round:
     def legal_actions(self, seat: int) -> list[Action]:
         """Every action ``seat`` may take now. Empty when it is not asked to act.
 
-        While ``seat``'s 报杠 panel is open (Z20) its only action is ``DECLARE``: with ticks
-        it is 报杠, without ticks 不报.
+        While the variant holds ``seat``'s declaration open, its actions are the answers.
         """
         if self.phase is Phase.ENDED or not 0 <= seat < self.players:
             return []
-        if seat in self.baogang_panels:
-            return [Action(ActionType.DECLARE, seat)]
+        answers = self.variant.pending_actions(self, seat)
+        if answers is not None:
+            return answers
         if self.window is not None:
             if seat in self.window.options and seat not in self.window.decisions:
                 return list(self.window.options[seat])
@@ -331,20 +341,6 @@ class Round:
             return Action(ActionType.KONG, seat, drawn)
         return Action(ActionType.DISCARD, seat, drawn)
 
-    def baogang_options(self, seat: int, action: Action) -> list[Tile]:
-        """The 报杠 panel for a declaring ``action`` of ``seat`` (empty: no panel).
-
-        While the seat's panel is open, the ``DECLARE`` that answers it gets that panel.
-        """
-        panel = self.baogang_panels.get(seat)
-        if panel is not None and action.type is ActionType.DECLARE and action.tile is None:
-            return list(panel.options)
-        s = self.seats[seat]
-        counts = list(s.hand)
-        if action.type is ActionType.DISCARD and action.tile is not None:
-            counts[action.tile] -= 1
-        return self.variant.baogang_options(self, seat, counts)
-
     # -- applying actions ------------------------------------------------------------------
 
     def apply(self, action: Action) -> list[Event]:
@@ -368,21 +364,10 @@ class Round:
             if self.window is not None and action.seat in self.window.decisions:
                 raise IllegalActionError("already_decided", "你已经做出选择，请等待其他玩家")
             raise IllegalActionError("not_your_turn", "现在不是你操作的时候")
+        self.variant.check_action(self, action, legal)
         if action.without_ticks() not in legal:
-            if action.seat in self.baogang_panels:
-                raise IllegalActionError("illegal_action", "请先选择报杠或不报")
-            raise IllegalActionError("illegal_action", f"不能这样操作: {action}")
-        panel = self.baogang_panels.get(action.seat)
-        if panel is not None:
-            if action.ticks is not None:
-                self.variant.validate_ticks(self, action.seat, action.ticks, panel.counts)
-        elif action.type is ActionType.DECLARE or action.declare:
-            counts = list(self.seats[action.seat].hand)
-            if action.tile is not None:
-                counts[action.tile] -= 1
-            self.variant.validate_ticks(self, action.seat, action.ticks, counts)
-        elif action.ticks is not None:
-            raise IllegalActionError("illegal_action", "只有报叫时才能报杠")
+            message = _field_problem(action) or f"不能这样操作: {action}"
+            raise IllegalActionError("illegal_action", message)
 
     def _run_automatic(self, events: list[Event]) -> None:
         """Do what needs no decision: declared seats' forced moves and complete windows."""
@@ -404,36 +389,13 @@ class Round:
             events.extend(self._do(forced))
 
     def _do(self, action: Action) -> list[Event]:
-        panel = self.baogang_panels.pop(action.seat, None)
-        if panel is not None:
-            # Z20: the choice completes the declaration exactly as the one-step form would.
-            return self._decide(replace(panel.action, ticks=action.ticks))
-        if action.ticks is None and (action.type is ActionType.DECLARE or action.declare):
-            options = self.baogang_options(action.seat, action)
-            if options:
-                return self._open_panel(action, options)
+        completed = self.variant.answer_pending(self, action)
+        if completed is not None:
+            return self._decide(completed)
+        held = self.variant.hold_declaration(self, action)
+        if held is not None:
+            return held
         return self._decide(action)
-
-    def _open_panel(self, action: Action, options: list[Tile]) -> list[Event]:
-        """Z20: wait for the 报杠 choice of a declaration made without ticks.
-
-        Nothing else of the declaration happens yet: in the opening window the seat has not
-        decided, and the dealer's declaring discard is neither in the river nor claimable.
-        Only the seat learns of the panel, so the table sees no more than a seat thinking.
-        """
-        counts = list(self.seats[action.seat].hand)
-        if action.tile is not None:
-            counts[action.tile] -= 1
-        self.baogang_panels[action.seat] = BaogangPanel(action, tuple(options), tuple(counts))
-        return [
-            Event(
-                "baogang_panel",
-                action.seat,
-                private=True,
-                secret={"options": [t.code for t in options]},
-                audience=action.seat,
-            )
-        ]
 
     def _decide(self, action: Action) -> list[Event]:
         if self.window is not None:
@@ -809,13 +771,13 @@ class Round:
             events.extend(self._end("last_player"))
         return events
 
-    def _end(self, reason: str) -> list[Event]:
+    def _end(self, reason: EndReason) -> list[Event]:
         self.phase = Phase.ENDED
         self.window = None
         self.end_reason = reason
         return [Event("hand_end", data={"reason": reason})]
 
-    def settlement(self) -> Settlement:
+    def settlement(self) -> AnySettlement:
         """The itemised settlement. Only for an ended round."""
         if self.phase is not Phase.ENDED:
             raise IllegalActionError("hand_not_over", "本局尚未结束")
@@ -837,13 +799,14 @@ class Round:
         An offered win is taken when the variant's ``timeout_takes_win`` says so. Otherwise:
         on a claim or declaration, pass; on your own turn, discard the rightmost tile (the
         tile just drawn, else the last tile in hand order). A declared seat makes its forced
-        move. An open 报杠 panel is answered 不报 (Z20): the declaration stands, with no kongs.
+        move. A held declaration gets the variant's timeout answer.
         """
         legal = self.legal_actions(seat)
         if not legal:
             return None
-        if seat in self.baogang_panels:
-            return Action(ActionType.DECLARE, seat)  # Z20: 不报, and 报叫 stands
+        answer = self.variant.pending_timeout(self, seat)
+        if answer is not None:
+            return answer
         win = next((a for a in legal if a.type is ActionType.WIN), None)
         if win is not None and self.variant.timeout_takes_win(self):
             return win

@@ -32,14 +32,15 @@ def wall_for(
     """The wall that deals ``hands`` (indexed by seat; the dealer's has 14 tiles).
 
     ``draws`` are the next tiles from the front, in order; ``back`` the tiles taken from the
-    back, in the order they are taken. Raises ``ValueError`` if the tiles do not fit the set.
+    back, in the order they are taken. Raises ``ValueError`` (in Chinese) if a hand has the
+    wrong size or the tiles do not fit the set.
     """
     players = len(hands)
     parsed = [parse_tiles(h) for h in hands]
     for seat, tiles in enumerate(parsed):
         want = 14 if seat == dealer else 13
         if len(tiles) != want:
-            raise ValueError(f"seat {seat} needs {want} tiles, got {len(tiles)}")
+            raise ValueError(f"座位{seat} 应发 {want} 张牌, 写了 {len(tiles)} 张")
     front: list[Tile] = []
     for i in range(players):
         front.extend(parsed[(dealer + i) % players][:13])
@@ -48,9 +49,10 @@ def wall_for(
     tail = parse_tiles(back)
     pool = Counter(full_set(kinds))
     pool.subtract(front + tail)
-    bad = sorted(t.code for t, n in pool.items() if n < 0)
+    bad = sorted((t, -n) for t, n in pool.items() if n < 0)
     if bad:
-        raise ValueError(f"too many copies of {', '.join(bad)} for this tile set")
+        over = ", ".join(f"{t.code} 多{n}张" for t, n in bad)
+        raise ValueError(f"用到的牌超出本玩法的整副牌 (每种四张, 没有的花色为零): {over}")
     middle = sorted(pool.elements())
     return front + middle + list(reversed(tail))
 

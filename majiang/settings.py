@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from majiang.errors import SettingsError
 
-__all__ = ["Setting", "SettingsSchema"]
+__all__ = ["Setting", "SettingKind", "SettingsSchema"]
+
+SettingKind = Literal["int", "bool", "choice"]
+"""What a setting holds: an integer, on/off, or one of a list of choices."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +25,7 @@ class Setting:
     """
 
     name: str
-    kind: str
+    kind: SettingKind
     default: Any
     description: str
     choices: tuple[Any, ...] = ()

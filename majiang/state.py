@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from majiang.tiles import Tile
 
 __all__ = [
+    "EndReason",
     "Kong",
     "LockedChance",
     "Meld",
@@ -19,6 +20,10 @@ __all__ = [
     "Win",
     "WinSource",
 ]
+
+
+EndReason = Literal["exhausted", "win", "last_player"]
+"""Why a hand ended: the wall ran out (流局/黄庄), a win ended it, or one player was left (血战)."""
 
 
 class Phase(StrEnum):

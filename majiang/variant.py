@@ -1,28 +1,42 @@
 """The plug-in point for a rule variant.
 
 A :class:`Variant` tells the generic :class:`~majiang.round.Round` everything that differs
-between rule sets: the tiles, who may win or claim and when, declarations of ready, pass
-locks, whether play goes on after a win, settlement and dealer rotation. Every hook has a
-plain default, so a variant overrides only what its rulings change.
+between rule sets: the tiles, who may win or claim and when, declarations of ready and the
+declarations it holds open for a follow-up answer, pass locks, whether play goes on after a
+win, settlement and dealer rotation, and its own state for a round (:class:`VariantState`).
+Every hook has a plain default, so a variant overrides only what its rulings change.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from majiang.actions import Action, ActionType, Event
 from majiang.errors import IllegalActionError
 from majiang.settings import SettingsSchema
 from majiang.state import MeldKind, WinSource
 from majiang.tiles import Tile
 
 if TYPE_CHECKING:
-    from majiang.actions import Event
     from majiang.round import Round
-    from majiang.settlement import Settlement
+    from majiang.settlement import AnySettlement
 
-__all__ = ["Variant"]
+__all__ = ["LockRelease", "Variant", "VariantState"]
+
+LockRelease = Literal["draw", "discard"]
+"""When a pass lock on winning ends: at the seat's next draw, or at its next discard."""
+
+
+@dataclass(slots=True)
+class VariantState:
+    """A variant's own bookkeeping for one round, kept as :attr:`Round.extra`.
+
+    The base holds nothing; a variant that needs state subclasses it and returns an instance
+    from :meth:`Variant.new_state`. The round never looks inside.
+    """
 
 
 class Variant(ABC):
@@ -35,7 +49,7 @@ class Variant(ABC):
     schema: ClassVar[SettingsSchema]
     """The room settings this variant accepts."""
 
-    win_lock_release: ClassVar[str] = "draw"
+    win_lock_release: ClassVar[LockRelease] = "draw"
     """When a pass lock on winning ends: at the seat's next ``"draw"`` or ``"discard"``."""
     self_draw_pass_locks: ClassVar[bool] = False
     """Whether declining a self-drawn win also sets the pass lock."""
@@ -54,12 +68,25 @@ class Variant(ABC):
         """The number of seats at the table."""
         return int(settings["players"])
 
+    def new_state(self, settings: Mapping[str, Any]) -> VariantState:
+        """The variant's bookkeeping for a new round (:attr:`Round.extra`)."""
+        return VariantState()
+
     def setup(self, rnd: Round) -> list[Event]:
         """Adjust a freshly dealt round (for example, set 萝卜 tiles aside). Returns events."""
         return []
 
     def public_info(self, rnd: Round) -> dict[str, Any]:
         """Variant facts every viewer may see (for example the 萝卜 tiles)."""
+        return {}
+
+    def private_info(self, rnd: Round, seat: int, legal: Sequence[Action]) -> dict[str, Any]:
+        """Variant facts for ``seat`` alone, added to its ``me`` view; ``legal`` are its
+        legal actions now."""
+        return {}
+
+    def snapshot_info(self, rnd: Round) -> dict[str, Any]:
+        """The variant's hidden state for :meth:`Round.snapshot` (checks only)."""
         return {}
 
     # -- declarations of ready -------------------------------------------------------------
@@ -79,20 +106,51 @@ class Variant(ABC):
         """Whether ``seat``'s discard now may carry a declaration of ready."""
         return False
 
-    def baogang_options(self, rnd: Round, seat: int, counts: Sequence[int]) -> list[Tile]:
-        """Tiles a declaring seat could tick for 报杠, given its hand after declaring."""
-        return []
-
-    def validate_ticks(
-        self, rnd: Round, seat: int, ticks: tuple[Tile, ...] | None, counts: Sequence[int]
-    ) -> None:
-        """Check a 报杠 choice. Raise :class:`IllegalActionError` with the player's message."""
-        if ticks is not None:
-            raise IllegalActionError("baogang_not_allowed", "本玩法没有报杠")
-
     def declared_kong(self, rnd: Round, seat: int, tile: Tile) -> bool:
         """Whether a declared seat must kong ``tile`` (it may kong nothing else)."""
         return False
+
+    def check_action(self, rnd: Round, action: Action, legal: Sequence[Action]) -> None:
+        """Check what ``action`` carries beyond the legal actions it is matched against
+        (:attr:`Action.ticks`), given the seat's ``legal`` actions. Raise
+        :class:`IllegalActionError` with the player's message; the round then refuses an
+        action that is still not among ``legal``.
+
+        By default no action may carry ticks.
+        """
+        if action.ticks is None or action.without_ticks() not in legal:
+            return
+        if action.type is ActionType.DECLARE or action.declare:
+            raise IllegalActionError("baogang_not_allowed", "本玩法没有报杠")
+        raise IllegalActionError("illegal_action", "只有报叫时才能报杠")
+
+    # -- pending declarations --------------------------------------------------------------
+    #
+    # A variant may hold a declaration open until its seat answers a follow-up question (自贡
+    # 报杠, Z20). While it is held, the seat's legal actions are the answers; the answer
+    # completes the declaration, which is then carried out as if it had come in one step.
+
+    def hold_declaration(self, rnd: Round, action: Action) -> list[Event] | None:
+        """Whether to hold the legal ``action`` open instead of carrying it out: the events
+        of holding it, or ``None`` to carry it out now."""
+        return None
+
+    def pending_declarations(self, rnd: Round) -> Mapping[int, object]:
+        """The declarations held open, by seat."""
+        return {}
+
+    def pending_actions(self, rnd: Round, seat: int) -> list[Action] | None:
+        """While ``seat``'s declaration is held: its legal actions (the answers), else ``None``."""
+        return None
+
+    def answer_pending(self, rnd: Round, action: Action) -> Action | None:
+        """If ``action`` answers its seat's held declaration: release it and return the
+        completed declaration to carry out. Otherwise ``None``."""
+        return None
+
+    def pending_timeout(self, rnd: Round, seat: int) -> Action | None:
+        """What an expired timer answers for ``seat``'s held declaration, else ``None``."""
+        return None
 
     # -- eligibility ---------------------------------------------------------------------
 
@@ -125,7 +183,7 @@ class Variant(ABC):
     # -- results -------------------------------------------------------------------------
 
     @abstractmethod
-    def settle(self, rnd: Round) -> Settlement:
+    def settle(self, rnd: Round) -> AnySettlement:
         """The itemised settlement of an ended round."""
 
     @abstractmethod

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from majiang.actions import ActionType
 from majiang.state import Phase
 
 if TYPE_CHECKING:
@@ -104,20 +103,7 @@ def _private(rnd: Round, viewer: int) -> dict[str, Any]:
         if not s.won and sum(s.hand) + 3 * len(s.melds) == 13
         else [],
     }
-    panel = rnd.baogang_panels.get(viewer)
-    if panel is not None:
-        # Z20: the open 报杠 panel; answer it with ``declare`` (ticks: 报杠; none: 不报).
-        me["baogang_panel"] = [t.code for t in panel.options]
-    else:
-        panels = {
-            a.tile.code if a.tile is not None else "": [
-                t.code for t in rnd.baogang_options(viewer, a)
-            ]
-            for a in legal
-            if a.type is ActionType.DECLARE or a.declare
-        }
-        if any(panels.values()):
-            me["baogang_options"] = panels
+    me.update(rnd.variant.private_info(rnd, viewer, legal))
     return me
 
 
@@ -155,9 +141,6 @@ def snapshot(rnd: Round) -> dict[str, Any]:
             for w in rnd.wins
         ],
         "kongs": [(k.seat, k.tile.code, k.kind.value, k.from_seat) for k in rnd.kongs],
-        "baogang_panels": {
-            str(seat): {"action": p.action.to_json(), "options": [t.code for t in p.options]}
-            for seat, p in sorted(rnd.baogang_panels.items())
-        },
         "end_reason": rnd.end_reason,
+        **rnd.variant.snapshot_info(rnd),
     }

@@ -10,16 +10,40 @@ recompute a wall from its seed without this package (see ``docs/record-format.md
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
 from majiang.tiles import Tile
 
-__all__ = ["Wall", "full_set", "shuffled"]
+__all__ = ["Wall", "full_set", "set_difference", "shuffled"]
 
 
 def full_set(kinds: Iterable[Tile]) -> list[Tile]:
     """Four copies of each tile kind, in kind order."""
     return [tile for tile in kinds for _ in range(4)]
+
+
+def set_difference(tiles: Sequence[Tile], kinds: Sequence[Tile]) -> str | None:
+    """How ``tiles`` differ from four of each of ``kinds``, in Chinese, or ``None`` if not.
+
+    For example ``应为72张, 实为73张; 缺少 3s×1; 多出 5s×1, 1m×1 (本玩法没有这种牌)``.
+    """
+    want = Counter(full_set(kinds))
+    have = Counter(tiles)
+    if have == want:
+        return None
+    missing = sorted((want - have).items())
+    extra = sorted((have - want).items())
+    parts = [f"应为{sum(want.values())}张, 实为{len(tiles)}张"]
+    if missing:
+        parts.append("缺少 " + ", ".join(f"{t.code}×{n}" for t, n in missing))
+    if extra:
+        alien = " (本玩法没有这种牌)"
+        parts.append(
+            "多出 "
+            + ", ".join(f"{t.code}×{n}{alien if t not in want else ''}" for t, n in extra)
+        )
+    return "; ".join(parts)
 
 
 def _stream(seed: str) -> Iterator[int]:

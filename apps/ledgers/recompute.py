@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from majiang.record import replay
-from majiang.settlement import SettlementLine
+from majiang.settlement import LineJSON, SettlementLine
 
 from .errors import LedgerMismatchError
 
@@ -36,6 +36,6 @@ def hand_recompute(record: dict[str, Any]) -> Recomputed:
     )
 
 
-def lines_as_json(lines: tuple[SettlementLine, ...]) -> list[dict[str, Any]]:
+def lines_as_json(lines: tuple[SettlementLine, ...]) -> list[LineJSON]:
     """Settlement lines as the JSON the matches app stores (``Hand.settlement["lines"]``)."""
     return [line.to_json() for line in lines]

@@ -108,7 +108,7 @@ def hand_replay(hand: Hand) -> dict[str, Any]:
     frames = [{"step": 0, "action": None, "text": "发牌", "state": _state(rnd)}]
     for step, raw in enumerate(record.get("actions", []), start=1):
         action = Action.from_json(raw)
-        panel_answer = action.seat in rnd.baogang_panels
+        panel_answer = action.seat in rnd.pending_declarations
         apply_recorded(rnd, action)
         frames.append({
             "step": step,

@@ -18,6 +18,7 @@ from apps.accounts.models import User
 from apps.clubs.models import Club, Membership
 from apps.clubs.selectors import membership_role
 from apps.matches.models import Hand, Match, MatchPlayer
+from majiang.settlement import LineJSON, line_with_kind
 
 from .errors import ActionForbidden, ClubNotFound, InvalidInputError, LedgerMismatchError
 from .models import HandResult, LedgerEntry, MatchResult
@@ -50,7 +51,8 @@ def ledger_hand_post(
     if hand.record is None or hand.settlement is None or hand.ended_at is None:
         raise LedgerMismatchError(f"hand #{hand.pk} is not settled")
     recomputed = hand_recompute(hand.record)
-    if lines_as_json(recomputed.lines) != hand.settlement["lines"]:
+    # Hands settled before lines had a ``kind`` are stored without it: compare with it derived.
+    if lines_as_json(recomputed.lines) != [line_with_kind(x) for x in hand.settlement["lines"]]:
         raise LedgerMismatchError(f"hand #{hand.pk}: 存储的结算与规则重算不一致")
     # No savepoint (two more round trips): inside the match's transaction, any failure
     # here aborts the whole hand's end anyway.
@@ -88,7 +90,7 @@ def ledger_hand_post(
     return entries
 
 
-def _check_same(hand: Hand, existing: list[LedgerEntry], expected: list[dict[str, Any]]) -> None:
+def _check_same(hand: Hand, existing: list[LedgerEntry], expected: list[LineJSON]) -> None:
     written = [
         {
             "payer": e.payer_seat, "payee": e.payee_seat, "category": e.category,
@@ -96,6 +98,7 @@ def _check_same(hand: Hand, existing: list[LedgerEntry], expected: list[dict[str
         }
         for e in existing
     ]
+    written = [line_with_kind(row) for row in written]  # the rows keep no kind
     if written != expected:
         raise LedgerMismatchError(f"hand #{hand.pk}: 账本已有不同的记录")
 

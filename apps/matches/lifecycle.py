@@ -130,9 +130,9 @@ def action_apply(
     if rnd.ended:
         hand_close(change)
     elif (rnd.window is None or rnd.window is not window) and (
-        # Z20: a 报杠 panel shares the declaring turn's clock. Restarting it would tell the
-        # table that this seat holds a triplet to offer.
-        player.seat not in rnd.baogang_panels
+        # Z20: a pending declaration (自贡 报杠) shares the declaring turn's clock.
+        # Restarting it would tell the table that this seat holds a triplet to offer.
+        player.seat not in rnd.pending_declarations
     ):
         change.start_decision(turn_seconds(change.match))
 

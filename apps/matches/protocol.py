@@ -90,7 +90,7 @@ class ClientMessage:
         try:
             return Action.from_json({**data, "type": self.type, "seat": seat})
         except RecordError as exc:
-            raise MatchError("malformed", f"消息格式不正确: {exc}") from exc
+            raise MatchError("malformed", f"消息格式不正确: {exc.message}") from exc
 
 
 def parse_client_message(data: Any) -> ClientMessage:

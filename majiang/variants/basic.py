@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from majiang.settings import Setting, SettingsSchema
-from majiang.settlement import Settlement, SettlementLine
+from majiang.settlement import LineKind, NoSummary, Settlement, SettlementLine
 from majiang.state import WinSource
 from majiang.tiles import Tile
 from majiang.variant import Variant
@@ -31,9 +31,7 @@ class BasicVariant(Variant):
         (
             Setting("players", "int", 4, "玩家人数", choices=(2, 3, 4), label="人数"),
             Setting("base_stake", "int", 1, "每分的底注", minimum=1, maximum=1000, label="底注"),
-            Setting(
-                "hands_per_match", "int", 8, "每场局数", choices=(4, 8, 16), label="局数"
-            ),
+            Setting("hands_per_match", "int", 8, "每场局数", choices=(4, 8, 16), label="局数"),
             Setting("turn_seconds", "int", 15, "每次操作限时(秒)", minimum=5, maximum=60),
             Setting("timeout_takes_win", "bool", True, "超时时如可胡则自动胡牌"),
             Setting("auto_play_after", "int", 2, "连续超时几次后进入托管", minimum=1, maximum=5),
@@ -44,15 +42,15 @@ class BasicVariant(Variant):
         """All 27 kinds: 108 tiles."""
         return list(Tile)
 
-    def settle(self, rnd: Round) -> Settlement:
+    def settle(self, rnd: Round) -> Settlement[NoSummary, NoSummary]:
         """One point per payer per winner."""
         lines: list[SettlementLine] = []
         for win in rnd.wins:
             payers = win.payers if win.source is WinSource.SELF_DRAW else (win.from_seat,)
             for payer in payers:
                 assert payer is not None
-                lines.append(SettlementLine(payer, win.seat, "胡牌", 1, "basic"))
-        return Settlement.of(lines, rnd.players)
+                lines.append(SettlementLine(payer, win.seat, "胡牌", 1, "basic", kind=LineKind.WIN))
+        return Settlement.of(lines, rnd.players, NoSummary(), [])
 
     def next_dealer(self, rnd: Round) -> tuple[int, int]:
         """The first winner deals; with no winner the dealer stays and the streak grows."""

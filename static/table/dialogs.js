@@ -99,15 +99,16 @@ function duyunRows(view, st) {
     h("tbody", {}, rows));
 }
 
-/** The fan of a 自贡 seat: its win's 牌型 line (name and breakdown), else its 查叫 fan. */
+/** The fan of a 自贡 seat: its win's pattern line (kind "pattern": the category players read
+ *  and the breakdown), else its 查叫 fan. */
 export function zigongFan(st, seat, p) {
-  const line = st.lines.find((l) => l.payee === seat && l.category.startsWith("牌型:"));
-  if (line) return { name: line.category.slice(3), note: noteText(line.note) };
+  const line = st.lines.find((l) => l.payee === seat && l.kind === "pattern");
+  if (line) return { name: line.category, note: noteText(line.note) };
   if (p.chajiao_fan !== undefined && p.chajiao_fan !== null) return { name: "查叫", note: `${p.chajiao_fan}番` };
   return null;
 }
 
-/** 自贡: 下叫, 胡牌 (how), 胡的牌, 番型 (from the 牌型 line's note), total. No 鸡/豆. */
+/** 自贡: 下叫, 胡牌 (how), 胡的牌, 番型 (from the pattern line), total. No 鸡/豆. */
 function zigongRows(view, st) {
   const obs = view.observation;
   const rows = [];
@@ -183,7 +184,7 @@ export function settlementDialog(view, { onReady, readyDone, matchOver, onStandi
   }
   const table = h("div", { class: "table-wrap" }, zigong ? zigongRows(view, st) : duyunRows(view, st));
   const lines = h("ol", { class: "lines", id: "settlement-lines" },
-    st.lines.map((l) => h("li", { dataset: { payer: String(l.payer), payee: String(l.payee), points: String(l.points), category: l.category }, text: lineText(view, l) })));
+    st.lines.map((l) => h("li", { class: `kind-${l.kind}`, dataset: { payer: String(l.payer), payee: String(l.payee), points: String(l.points), category: l.category, kind: l.kind }, text: lineText(view, l) })));
   const voids = (sum.void || []).map((l) => h("li", { class: "void", text: `${lineText(view, l)} — 不计 (${l.void})` }));
   const buttons = h("div", { class: "buttons" });
   if (matchOver) buttons.append(h("button", { class: "act act-standings", onclick: onStandings, text: "查看总成绩" }));

@@ -193,7 +193,7 @@ def test_baogang_dialogue_messages(browser, live_server, room):
     # 报叫 goes to the server at once; it opens the 报杠 panel (Z20) and the dialogue follows.
     page.wait_for_selector("#baogang input[type=checkbox]")
     assert table.sent[-1] == {"viewer": 1, "type": "declare", "v": 1}
-    assert table.version == 2 and list(rnd.baogang_panels) == [1]
+    assert table.version == 2 and list(rnd.pending_declarations) == [1]
     assert sorted(page.eval_on_selector_all("#baogang input", "els => els.map(e => e.value)")) == [
         "1p",
         "1s",
@@ -205,13 +205,13 @@ def test_baogang_dialogue_messages(browser, live_server, room):
     page.check("#baogang input[value='1s']")
     page.click("#baogang .act-baogang")
     page.wait_for_selector("#toast:has-text('抱歉，不能选择更多的杠')")
-    assert not rnd.seats[1].declared and list(rnd.baogang_panels) == [1]
+    assert not rnd.seats[1].declared and list(rnd.pending_declarations) == [1]
     page.uncheck("#baogang input[value='1s']")
     page.click("#baogang .act-baogang")
     page.wait_for_selector("#baogang", state="detached")
     # Accepted: the declaration waits in the window for the other seats' decisions.
     assert table.sent[-1] == {"viewer": 1, "type": "declare", "v": 2, "ticks": ["1p"]}
-    assert table.version == 3 and rnd.baogang_panels == {}
+    assert table.version == 3 and rnd.pending_declarations == {}
 
 
 def test_baogang_dialogue_bubao(browser, live_server, room):
@@ -224,7 +224,7 @@ def test_baogang_dialogue_bubao(browser, live_server, room):
     page.click("#baogang .act-nobaogang")
     page.wait_for_selector("#baogang", state="detached")
     assert table.sent[-1] == {"viewer": 1, "type": "declare", "v": 2}
-    assert rnd.baogang_panels == {} and rnd.pending() == (2, 3)
+    assert rnd.pending_declarations == {} and rnd.pending() == (2, 3)
     table.play_until(lambda r: r.phase.value == "turn")
     assert rnd.seats[1].declared and rnd.seats[1].ticks is None
 
@@ -319,9 +319,16 @@ def test_zigong_settlement_has_fan_not_chickens(browser, live_server, room):
     row = f'#settlement tbody tr[data-seat="{win.seat}"]'
     assert page.get_attribute(f"{row} td.win-tile .tile", "data-tile") == win.tile.code
     assert page.inner_text(f"{row} td.won").startswith("胡")
-    fan_line = next(ln for ln in settlement["lines"] if ln["category"].startswith("牌型:"))
-    assert fan_line["category"][3:] in page.inner_text(f"{row} td.fan")
+    # Z11: the 番型 cell comes from the winner's line of kind "pattern", category and breakdown.
+    fan_line = next(
+        ln for ln in settlement["lines"] if ln["kind"] == "pattern" and ln["payee"] == win.seat
+    )
     note = fan_line["note"].split(", 2^")[0]
+    assert page.inner_text(f"{row} td.fan") == f"{fan_line['category']} {note}"
+    kinds = page.eval_on_selector_all(
+        "#settlement-lines li", "els => els.map(e => [e.dataset.kind, e.className])"
+    )
+    assert kinds == [[ln["kind"], f"kind-{ln['kind']}"] for ln in settlement["lines"]]
     text = page.inner_text("#settlement")
     payer, payee = NAMES[fan_line["payer"]], NAMES[fan_line["payee"]]
     assert f"{fan_line['category']}: {payer} → {payee} {fan_line['points']}分 ({note})" in text

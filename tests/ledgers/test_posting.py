@@ -96,6 +96,33 @@ def test_a_stored_settlement_that_disagrees_with_the_rules_is_refused(
     assert not LedgerEntry.objects.filter(hand=forged).exists()
 
 
+def test_a_hand_stored_before_lines_had_a_kind_posts(one_hand_table: Table) -> None:
+    """Old rows hold lines without ``kind``: the kind derived from the category agrees with
+    the rules, so such a hand posts; a stored kind that disagrees is refused."""
+    hand = Hand.objects.get(match=one_hand_table.match, number=1)
+    assert hand.settlement is not None and hand.settlement["lines"]
+    assert all("kind" in line for line in hand.settlement["lines"])
+    old = Hand.objects.get(pk=hand.pk)
+    old.pk, old.number = None, 98
+    assert old.settlement is not None
+    stored = [{k: v for k, v in line.items() if k != "kind"} for line in old.settlement["lines"]]
+    old.settlement = {**old.settlement, "lines": stored}
+    old.save()
+    posted = ledger_hand_post(hand=old)
+    assert [(e.category, e.points) for e in posted] == [
+        (line["category"], line["points"]) for line in stored
+    ]
+    wrong = Hand.objects.get(pk=hand.pk)
+    wrong.pk, wrong.number = None, 97
+    assert wrong.settlement is not None
+    lines = [dict(line) for line in wrong.settlement["lines"]]
+    lines[0]["kind"] = "baopai" if lines[0]["kind"] != "baopai" else "dou"
+    wrong.settlement = {**wrong.settlement, "lines": lines}
+    wrong.save()
+    with pytest.raises(LedgerMismatchError):
+        ledger_hand_post(hand=wrong)
+
+
 def test_live_play_posts_a_hand_without_reading_its_match_or_players(
     one_hand_table: Table,
 ) -> None:

@@ -86,13 +86,13 @@ def _record(**changes: Any) -> dict[str, Any]:
     ("change", "index", "message"),
     [
         (lambda r: r["actions"].__setitem__(3, {"seat": 0, "type": "pung", "tile": "1m"}), 3,
-         "action #3 (seat 0 pung 1m) is illegal"),
+         "动作 #3 (座位0 pung 1m) 不合法"),
         (lambda r: r["actions"].__setitem__(2, {"seat": 1, "type": "discard", "tile": "0m"}), 2,
-         "action #2: 无效的牌: 0m"),
+         "动作 #2: 无效的牌"),
         (lambda r: r["actions"].__setitem__(4, {"seat": 1, "type": "fly"}), 4,
-         "action #4: unknown action type 'fly'"),
+         "动作 #4: 未知的动作类型 'fly'"),
         (lambda r: r["actions"].__setitem__(1, {"type": "pass"}), 1,
-         "action #1: action is missing 'seat'"),
+         "动作 #1: 动作缺少 'seat' 字段 [bad_action]"),
     ],
 )
 def test_bad_actions_are_reported_with_their_index(change: Any, index: int, message: str) -> None:
@@ -107,32 +107,37 @@ def test_bad_actions_are_reported_with_their_index(change: Any, index: int, mess
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"variant": "nope"}, "unknown or missing variant 'nope'"),
-        ({"format": "other/9"}, "unknown record format 'other/9'"),
-        ({"wall": "1m 2m"}, "exactly one of 'seed' and 'wall'"),
-        ({"seed": None}, "exactly one of 'seed' and 'wall'"),
-        ({"settings": {"players": 5}}, "bad settings"),
-        ({"dealer": "0"}, "dealer and streak must be integers"),
-        ({"seed": 5}, "'seed' must be a string, got 5"),
+        ({"variant": "nope"}, "未知或缺少玩法 variant 'nope' [unknown_variant]"),
+        ({"format": "other/9"}, "未知的记录格式 'other/9' [unknown_format]"),
+        ({"wall": "1m 2m"}, "有且只有 'seed' 和 'wall' 之一 [seed_or_wall]"),
+        ({"seed": None}, "有且只有 'seed' 和 'wall' 之一 [seed_or_wall]"),
+        ({"settings": {"players": 5}}, "房间设置无效: players"),
+        ({"dealer": "0"}, "dealer 和 streak 必须是整数 [bad_dealer]"),
+        ({"dealer": 4}, "dealer 4 不是 4 人桌的座位 [bad_dealer]"),
+        ({"seed": 5}, "'seed' 必须是字符串, 得到 5 [bad_seed]"),
     ],
 )
 def test_bad_record_headers(changes: dict[str, Any], message: str) -> None:
     record = _record(**changes)
     if changes.get("seed", 1) is None:
         del record["seed"]
-    with pytest.raises(RecordError, match=message):
+    with pytest.raises(RecordError) as info:
         load_round(record)
+    assert message in str(info.value)
+    assert info.value.index is None
 
 
 def test_bad_explicit_wall() -> None:
     record = _record()
     del record["seed"]
     record["wall"] = "1m 2x"
-    with pytest.raises(RecordError, match="bad wall"):
+    with pytest.raises(RecordError, match=r"牌墙写法有误: .*\[bad_wall\]"):
         load_round(record)
     record["wall"] = "1m " * 108
-    with pytest.raises(RecordError, match="tile set"):
+    with pytest.raises(RecordError) as info:
         load_round(record)
+    assert info.value.code == "wrong_wall"
+    assert "缺少 2m×4, 3m×4" in info.value.message and "多出 1m×104" in info.value.message
 
 
 # -- the command line -------------------------------------------------------------------
@@ -167,9 +172,9 @@ def test_cli_replay_is_byte_identical(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"variant": "nope"}, "unknown or missing variant 'nope'"),
-        ({"wall": "1m"}, "exactly one of 'seed' and 'wall'"),
-        ({"actions": [{"seat": 0, "type": "discard", "tile": "1x"}]}, "action #0: 无效的牌"),
+        ({"variant": "nope"}, "未知或缺少玩法 variant 'nope'"),
+        ({"wall": "1m"}, "有且只有 'seed' 和 'wall' 之一"),
+        ({"actions": [{"seat": 0, "type": "discard", "tile": "1x"}]}, "动作 #0: 无效的牌"),
     ],
 )
 def test_cli_bad_record_exits_2(tmp_path: Path, changes: dict[str, Any], message: str) -> None:
@@ -189,7 +194,7 @@ def test_cli_names_the_first_illegal_action(tmp_path: Path) -> None:
     path.write_text(dumps(record), encoding="utf-8")
     result = run_cli(path)
     assert result.returncode == 2
-    assert result.stderr.startswith("error: action #2 (seat 3 win) is illegal: ")
+    assert result.stderr.startswith("error: 动作 #2 (座位3 win) 不合法: ")
     assert "#4" not in result.stderr
 
 

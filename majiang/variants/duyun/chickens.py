@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from majiang.settlement import SettlementLine
+from majiang.settlement import LineKind, SettlementLine
 from majiang.state import Meld, RiverEntry
 from majiang.tiles import Tile
 
@@ -171,10 +171,19 @@ def _owned_lines(
                         yaoji * table.value(YAOJI),
                         yaoji_rule,
                         f"{yaoji}只",
+                        kind=LineKind.CHICKEN,
                     )
                 )
                 lines.append(
-                    SettlementLine(other, owner, turned_name, turned, "D18", f"{turned}只")
+                    SettlementLine(
+                        other,
+                        owner,
+                        turned_name,
+                        turned,
+                        "D18",
+                        f"{turned}只",
+                        kind=LineKind.CHICKEN,
+                    )
                 )
             else:
                 exposed = _exposed_yaoji(rnd, owner, skip)
@@ -186,6 +195,7 @@ def _owned_lines(
                         exposed * table.value(YAOJI),
                         yaoji_rule,
                         f"未叫牌, 打出或碰杠的幺鸡{exposed}只",
+                        kind=LineKind.CHICKEN,
                     )
                 )
     return lines
@@ -199,13 +209,39 @@ def _zeren_lines(
     factor = 2 if table.jin else 1
     if ready[discarder] and ready[claimer]:
         points = (meld.size + 2) * factor
-        return [SettlementLine(discarder, claimer, "责任鸡", points, "D19", "双方叫牌")]
+        return [
+            SettlementLine(
+                discarder, claimer, "责任鸡", points, "D19", "双方叫牌", kind=LineKind.CHICKEN
+            )
+        ]
     if ready[claimer]:
-        return [SettlementLine(discarder, claimer, "责任鸡", 8 * factor, "D19", "打鸡者未叫牌")]
+        return [
+            SettlementLine(
+                discarder,
+                claimer,
+                "责任鸡",
+                8 * factor,
+                "D19",
+                "打鸡者未叫牌",
+                kind=LineKind.CHICKEN,
+            )
+        ]
     if ready[discarder]:
-        return [SettlementLine(claimer, discarder, "责任鸡", 8 * factor, "D19", "碰鸡者未叫牌")]
+        return [
+            SettlementLine(
+                claimer,
+                discarder,
+                "责任鸡",
+                8 * factor,
+                "D19",
+                "碰鸡者未叫牌",
+                kind=LineKind.CHICKEN,
+            )
+        ]
     return [
-        SettlementLine(payer, other, "责任鸡", 3 * factor, "D19", "双方未叫牌")
+        SettlementLine(
+            payer, other, "责任鸡", 3 * factor, "D19", "双方未叫牌", kind=LineKind.CHICKEN
+        )
         for payer in (discarder, claimer)
         for other in range(rnd.players)
         if other not in (discarder, claimer)
@@ -224,7 +260,9 @@ def chicken_lines(rnd: Round, table: ChickenTable, ready: list[bool]) -> list[Se
         for other in range(rnd.players):
             if other != seat:
                 payer, payee = (other, seat) if ready[seat] else (seat, other)
-                lines.append(SettlementLine(payer, payee, category, value, "D17"))
+                lines.append(
+                    SettlementLine(payer, payee, category, value, "D17", kind=LineKind.CHICKEN)
+                )
     if zeren is not None:
         lines.extend(_zeren_lines(rnd, table, ready, zeren))
     return lines
@@ -301,9 +339,13 @@ def exhausted_yaoji_lines(rnd: Round, ready: list[bool]) -> list[SettlementLine]
         if has_first:
             category = first_chicken_category(rnd)
             value = first_chicken_value(rnd, False)
-            lines.extend(SettlementLine(seat, other, category, value, "D21") for other in others)
+            lines.extend(
+                SettlementLine(seat, other, category, value, "D21", kind=LineKind.CHICKEN)
+                for other in others
+            )
         lines.extend(
-            SettlementLine(seat, other, "幺鸡", later, "D21", f"{later}只") for other in others
+            SettlementLine(seat, other, "幺鸡", later, "D21", f"{later}只", kind=LineKind.CHICKEN)
+            for other in others
         )
     return lines
 

@@ -10,9 +10,9 @@ multiplies them by the 底注 (``summary["base_stake"]``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal, TypedDict
 
-from majiang.settlement import Settlement, SettlementLine, totals_of
+from majiang.settlement import LineKind, Settlement, SettlementLine, VoidLineJSON, totals_of
 from majiang.state import MeldKind, Win, WinSource
 from majiang.variants.duyun.chickens import (
     chicken_lines,
@@ -26,7 +26,38 @@ from majiang.variants.duyun.patterns import Pattern, best_wait_pattern, pattern_
 if TYPE_CHECKING:
     from majiang.round import Round
 
-__all__ = ["DOU_NAMES", "settle", "win_pattern"]
+__all__ = ["DOU_NAMES", "DuyunPlayer", "DuyunSummary", "settle", "win_pattern"]
+
+
+class DuyunSummary(TypedDict):
+    """D23: the hand's result as players see it (``Settlement.summary``).
+
+    ``fanji`` is the turned tile (``None`` on 黄庄 or with 翻鸡 off); ``void`` holds the lines
+    that did not count (D20), each with its reason.
+    """
+
+    result: Literal["胡", "黄庄"]
+    dealer: int
+    streak: int
+    fanji: str | None
+    jin_ji: bool
+    chicken_tiles: list[str]
+    base_stake: int
+    void: list[VoidLineJSON]
+
+
+class DuyunPlayer(TypedDict):
+    """D23: one seat's result (``Settlement.players``): 鸡 and 豆 by kind and count."""
+
+    seat: int
+    ready: bool
+    won: bool
+    winning_tile: str | None
+    pattern: str | None
+    ji: dict[str, int]
+    dou: dict[str, int]
+    total: int
+    stake_total: int
 
 DOU_NAMES = {
     MeldKind.EXPOSED_KONG: "明豆",
@@ -64,11 +95,23 @@ def _winning_lines(rnd: Round, win: Win) -> list[SettlementLine]:
         extras.append(("报听", 10, "D10", ""))
     lines: list[SettlementLine] = []
     for payer in payers:
-        lines.append(SettlementLine(payer, win.seat, pattern.category, pattern.points, "D6"))
-        lines.extend(SettlementLine(payer, win.seat, *extra) for extra in extras)
+        lines.append(
+            SettlementLine(
+                payer, win.seat, pattern.category, pattern.points, "D6", kind=LineKind.PATTERN
+            )
+        )
+        lines.extend(SettlementLine(payer, win.seat, *extra, kind=LineKind.WIN) for extra in extras)
         if rnd.dealer in (payer, win.seat):
             lines.append(
-                SettlementLine(payer, win.seat, "连庄", rnd.streak, "D10a", f"连庄数{rnd.streak}")
+                SettlementLine(
+                    payer,
+                    win.seat,
+                    "连庄",
+                    rnd.streak,
+                    "D10a",
+                    f"连庄数{rnd.streak}",
+                    kind=LineKind.WIN,
+                )
             )
     return lines
 
@@ -85,16 +128,19 @@ def _dou_lines(rnd: Round, ready: list[bool]) -> list[SettlementLine]:
             payers: tuple[int, ...] = (kong.from_seat,)
         else:
             payers = tuple(s for s in range(rnd.players) if s != kong.seat)
-        lines.extend(SettlementLine(p, kong.seat, name, 3, "D11", kong.tile.code) for p in payers)
+        lines.extend(
+            SettlementLine(p, kong.seat, name, 3, "D11", kong.tile.code, kind=LineKind.DOU)
+            for p in payers
+        )
     return lines
 
 
 def _void(
     lines: list[SettlementLine], seats: set[int], why: str
-) -> tuple[list[SettlementLine], list[dict[str, Any]]]:
+) -> tuple[list[SettlementLine], list[VoidLineJSON]]:
     """D20: drop the lines that would pay ``seats``; report what was dropped."""
     kept = [line for line in lines if line.payee not in seats]
-    dropped = [
+    dropped: list[VoidLineJSON] = [
         {**line.to_json(), "void": why} for line in lines if line.payee in seats and line.points
     ]
     return kept, dropped
@@ -122,6 +168,7 @@ def _baopai_lines(rnd: Round) -> list[SettlementLine]:
                         pattern.points,
                         "D8",
                         f"过胡后{chance.tile.code}可胡{pattern.name}",
+                        kind=LineKind.BAOPAI,
                     )
                 )
     return lines
@@ -139,7 +186,9 @@ def _chajiao_lines(rnd: Round, ready: list[bool]) -> list[SettlementLine]:
         pattern = best_wait_pattern(s.hand, s.melds, rnd.waits(seat))
         assert pattern is not None, "a ready hand has a wait"
         lines.extend(
-            SettlementLine(other, seat, "查叫", pattern.points, "D21", pattern.name)
+            SettlementLine(
+                other, seat, "查叫", pattern.points, "D21", pattern.name, kind=LineKind.CHAJIAO
+            )
             for other in range(rnd.players)
             if not ready[other]
         )
@@ -155,12 +204,12 @@ def _dou_counts(rnd: Round, seat: int) -> dict[str, int]:
     return out
 
 
-def settle(rnd: Round) -> Settlement:
+def settle(rnd: Round) -> Settlement[DuyunSummary, DuyunPlayer]:
     """The D22 settlement of an ended hand, with the D23 summary."""
     ready = [rnd.is_ready(s) for s in range(rnd.players)]
     table = chicken_table(rnd)
     lines: list[SettlementLine] = []
-    voided: list[dict[str, Any]] = []
+    voided: list[VoidLineJSON] = []
     robbed = {
         w.from_seat for w in rnd.wins if w.source is WinSource.ROBBING and w.from_seat is not None
     }
@@ -184,7 +233,7 @@ def settle(rnd: Round) -> Settlement:
     kept = [line for line in lines if line.points]
     totals = totals_of(kept, rnd.players)
     stake = int(rnd.settings["base_stake"])
-    summary = {
+    summary: DuyunSummary = {
         "result": "胡" if rnd.wins else "黄庄",
         "dealer": rnd.dealer,
         "streak": rnd.streak,
@@ -194,7 +243,7 @@ def settle(rnd: Round) -> Settlement:
         "base_stake": stake,
         "void": voided,
     }
-    per_player = []
+    per_player: list[DuyunPlayer] = []
     for seat in range(rnd.players):
         won = next((w for w in rnd.wins if w.seat == seat), None)
         per_player.append(

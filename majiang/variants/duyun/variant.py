@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from majiang.state import MeldKind, WinSource
 from majiang.tiles import Tile
-from majiang.variant import Variant
+from majiang.variant import LockRelease, Variant
 from majiang.variants.duyun.patterns import pattern_of
 from majiang.variants.duyun.settings import SCHEMA
 from majiang.variants.duyun.settle import settle
@@ -15,6 +15,7 @@ from majiang.variants.duyun.settle import settle
 if TYPE_CHECKING:
     from majiang.round import Round
     from majiang.settlement import Settlement
+    from majiang.variants.duyun.settle import DuyunPlayer, DuyunSummary
 
 __all__ = ["DuyunVariant"]
 
@@ -25,7 +26,7 @@ class DuyunVariant(Variant):
     id = "duyun"
     name = "都匀独山捉鸡"
     schema = SCHEMA
-    win_lock_release = "draw"  # D8: the lock ends at the seat's next draw
+    win_lock_release: ClassVar[LockRelease] = "draw"  # D8: the lock ends at the seat's next draw
     win_lock_blocks_self_draw = False  # D8: winning on that draw is allowed
     pung_lock_on_pass = False  # D2: passing a 碰 sets no lock
 
@@ -65,7 +66,7 @@ class DuyunVariant(Variant):
         meld = next(m for m in s.melds if m.kind is MeldKind.PUNG and m.tile is tile)
         return tile in s.draw_log[meld.draws_at :]
 
-    def settle(self, rnd: Round) -> Settlement:
+    def settle(self, rnd: Round) -> Settlement[DuyunSummary, DuyunPlayer]:
         """D22: winning payments, 豆, 鸡, 包牌; or on 黄庄 查叫, 幺鸡 and 包牌 (D21)."""
         return settle(rnd)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from majiang.settlement import SettlementLine
+from majiang.settlement import LineKind, SettlementLine
 from majiang.variants.zigong.fan import Fan, hand_fan
 
 if TYPE_CHECKING:
@@ -53,6 +53,7 @@ def chajiao_lines(
                     2**fan,
                     "Z18" if extra else "Z16",
                     f"{fans[payee].name}: {fans[payee].note(cap, extra)}",
+                    kind=LineKind.CHAJIAO,
                 )
             )
     for payer in sorted(declared):
@@ -68,6 +69,7 @@ def chajiao_lines(
                     2**fan,
                     "Z18",
                     f"{fans[payee].name}: {fans[payee].note(cap, 1)}",
+                    kind=LineKind.CHAJIAO,
                 )
             )
     return lines

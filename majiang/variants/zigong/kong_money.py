@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
-from majiang.settlement import SettlementLine
+from majiang.settlement import LineKind, SettlementLine
 from majiang.state import Kong, MeldKind, WinSource
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ def kong_lines(rnd: Round, refunded: Collection[int]) -> tuple[list[SettlementLi
         total = sum(points for _, points in payments)
         note = f"{kong.tile.code}"
         lines.extend(
-            SettlementLine(payer, kong.seat, category, points, "Z14", note)
+            SettlementLine(payer, kong.seat, category, points, "Z14", note, kind=LineKind.KONG)
             for payer, points in payments
         )
         if kong.robbed_by:
@@ -74,12 +74,19 @@ def kong_lines(rnd: Round, refunded: Collection[int]) -> tuple[list[SettlementLi
                     total,
                     "Z21",
                     f"{category} {note} 的杠分转给抢杠者",
+                    kind=LineKind.ROB_TRANSFER,
                 )
             )
         elif kong.seat in refunded:
             lines.extend(
                 SettlementLine(
-                    kong.seat, payer, "退税", points, "Z17", f"未下叫, 退还{category} {note}"
+                    kong.seat,
+                    payer,
+                    "退税",
+                    points,
+                    "Z17",
+                    f"未下叫, 退还{category} {note}",
+                    kind=LineKind.TAX_REFUND,
                 )
                 for payer, points in payments
             )
@@ -92,6 +99,7 @@ def kong_lines(rnd: Round, refunded: Collection[int]) -> tuple[list[SettlementLi
                     total,
                     "Z15",
                     f"{category} {note} 的杠分转给杠上炮接炮者",
+                    kind=LineKind.CALL_TRANSFER,
                 )
             )
     return lines, void

@@ -3,11 +3,12 @@ and, at wall exhaustion, 查叫 and 反查叫 (Z16, Z18)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
-from majiang.settlement import Settlement, SettlementLine
-from majiang.state import Win, WinSource
+from majiang.settlement import LineKind, Settlement, SettlementLine
+from majiang.state import EndReason, Win, WinSource
 from majiang.tiles import Tile
+from majiang.variants.zigong.baogang import state_of
 from majiang.variants.zigong.chajiao import best_ready_fan, chajiao_lines
 from majiang.variants.zigong.fan import Fan, win_fan
 from majiang.variants.zigong.kong_money import kong_lines
@@ -15,7 +16,32 @@ from majiang.variants.zigong.kong_money import kong_lines
 if TYPE_CHECKING:
     from majiang.round import Round
 
-__all__ = ["settle", "win_lines"]
+__all__ = ["ZigongPlayer", "ZigongSummary", "settle", "win_lines"]
+
+
+class ZigongSummary(TypedDict):
+    """The hand's result beside the lines (``Settlement.summary``).
+
+    ``reason`` is why the hand ended (``Round.end_reason``); ``luobo`` the 萝卜 tiles (Z13);
+    ``void_kongs`` the indices into ``Round.kongs`` whose money is void (Z15, Z21).
+    """
+
+    reason: EndReason | None
+    luobo: list[str]
+    void_kongs: list[int]
+
+
+class ZigongPlayer(TypedDict):
+    """One seat's result (``Settlement.players``).
+
+    ``ready`` is set only at wall exhaustion for seats that have not won (Z16), else
+    ``None``; ``chajiao_fan`` is a ready seat's largest fan then (before the cap).
+    """
+
+    won: bool
+    declared: bool
+    ready: bool | None
+    chajiao_fan: int | None
 
 
 def _luobo_count(win: Win, luobo: tuple[Tile, ...]) -> int:
@@ -45,22 +71,34 @@ def win_lines(rnd: Round, win: Win) -> list[SettlementLine]:
         note += "; 点杠花由点杠者付 (Z12)"
     else:
         payers = win.payers
-    luobo: tuple[Tile, ...] = rnd.extra.get("luobo", ())
+    luobo = state_of(rnd).luobo
     extra = _luobo_count(win, luobo)
     lines: list[SettlementLine] = []
     for payer in payers:
-        lines.append(SettlementLine(payer, win.seat, f"牌型:{fan.name}", points, "Z11", note))
+        lines.append(
+            SettlementLine(
+                payer, win.seat, f"牌型:{fan.name}", points, "Z11", note, kind=LineKind.PATTERN
+            )
+        )
         if self_draw and settings["zimo"] == "add_base":
-            lines.append(SettlementLine(payer, win.seat, "自摸加底", 1, "Z11"))
+            lines.append(SettlementLine(payer, win.seat, "自摸加底", 1, "Z11", kind=LineKind.WIN))
         if extra:
             codes = " ".join(t.code for t in luobo)
             lines.append(
-                SettlementLine(payer, win.seat, "萝卜", extra, "Z13", f"萝卜 {codes}: {extra}张")
+                SettlementLine(
+                    payer,
+                    win.seat,
+                    "萝卜",
+                    extra,
+                    "Z13",
+                    f"萝卜 {codes}: {extra}张",
+                    kind=LineKind.WIN,
+                )
             )
     return lines
 
 
-def settle(rnd: Round) -> Settlement:
+def settle(rnd: Round) -> Settlement[ZigongSummary, ZigongPlayer]:
     """The settlement of an ended hand; see the module docstring for the order of lines."""
     exhausted = rnd.end_reason == "exhausted"
     active = [s for s in range(rnd.players) if not rnd.seats[s].won]
@@ -82,12 +120,12 @@ def settle(rnd: Round) -> Settlement:
         lines.extend(win_lines(rnd, win))
     if exhausted:
         lines.extend(chajiao_lines(rnd, active, fans))
-    summary: dict[str, Any] = {
+    summary: ZigongSummary = {
         "reason": rnd.end_reason,
-        "luobo": [t.code for t in rnd.extra.get("luobo", ())],
+        "luobo": [t.code for t in state_of(rnd).luobo],
         "void_kongs": void,
     }
-    per_player = [
+    per_player: list[ZigongPlayer] = [
         {
             "won": rnd.seats[s].won,
             "declared": rnd.seats[s].declared,

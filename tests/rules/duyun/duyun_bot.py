@@ -11,10 +11,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from duyun_support import DUYUN
-
 from majiang.actions import Action, ActionType
 from majiang.round import Round
+from tests.rules.scenario import DUYUN
 
 
 def _looseness(rnd: Round, seat: int, action: Action) -> int:

@@ -11,11 +11,10 @@ rules package only declares the setting (checked in ``test_duyun_flow``) and off
 
 from __future__ import annotations
 
-from duyun_support import deal, each_pays, exhaust, lines, pays_each, play
-
 from majiang.actions import Action, ActionType
 from majiang.state import MeldKind
 from majiang.tiles import Tile
+from tests.rules.scenario import DUYUN, deal, each_pays, lines, pays_each, play, play_out
 
 OFF = {"fanji": "off"}
 
@@ -37,10 +36,10 @@ def test_D21_yaoji_pung_of_a_not_ready_player_costs_nothing_on_huangzhuang() -> 
     责任鸡 is settled". The not-ready seat 1 has a 碰 of 1s and no 1s in its river: it pays no
     鸡. The not-ready dealer's first 1s was claimed (not "unclaimed … in their river"): no
     英雄鸡; its other 1s is hidden in its hand and costs nothing either."""
-    rnd = deal(["1357m2468p3s999s11s", D21_CLAIMER, D21_READY], **OFF)
+    rnd = deal(DUYUN, ["1357m2468p3s999s11s", D21_CLAIMER, D21_READY], **OFF)
     play(rnd, "0:discard:1s", "1:pung", "1:discard:9m")
     assert [(m.kind, m.tile) for m in rnd.seats[1].melds] == [(MeldKind.PUNG, Tile.S1)]
-    exhaust(rnd)
+    play_out(rnd, no_wins=True)
     assert rnd.end_reason == "exhausted" and rnd.wins == []
     assert [rnd.is_ready(s) for s in range(3)] == [False, False, True]
     # D21.2 查叫: seat 2's best pattern over its wait 9s is 小七对 = 10, from each not-ready
@@ -53,10 +52,10 @@ def test_D21_pung_owner_pays_only_for_its_later_river_yaoji_on_huangzhuang() -> 
     each later one" in its river to each other player, and still nothing for its 111s meld
     (1, not 1 + 3)."""
     # seat 2 draws and throws 1m, the dealer 1p, seat 1 the fourth 1s; then play runs out.
-    rnd = deal(["1357m2468p37s999s1s", D21_CLAIMER, D21_READY], draws="1m1p1s", **OFF)
+    rnd = deal(DUYUN, ["1357m2468p37s999s1s", D21_CLAIMER, D21_READY], draws="1m1p1s", **OFF)
     play(rnd, "0:discard:1s", "1:pung", "1:discard:9m")
     play(rnd, "2:discard:1m", "0:discard:1p", "1:discard:1s")
-    exhaust(rnd)
+    play_out(rnd, no_wins=True)
     assert rnd.end_reason == "exhausted" and rnd.wins == []
     assert [rnd.is_ready(s) for s in range(3)] == [False, False, True]
     assert sorted(lines(rnd)) == sorted(
@@ -84,7 +83,7 @@ WIN_2 = each_pays([0], 2, *PINGHU_ZIMO, STREAK) + each_pays([1], 2, *PINGHU_ZIMO
 
 
 def _zeren_3(dealer: str, claimer: str) -> list[tuple[int, int, str, int, str]]:
-    rnd = deal([dealer, claimer, OUTSIDE], draws="7s", **OFF)
+    rnd = deal(DUYUN, [dealer, claimer, OUTSIDE], draws="7s", **OFF)
     play(rnd, "0:discard:1s", "1:pung", "1:discard:9m", "2:win")
     return sorted(lines(rnd))
 
@@ -113,7 +112,7 @@ def test_D19_three_players_both_ready_claimer_wins() -> None:
     3 + 2 = 5 for a 碰; toward the outsider the 111s counts under D18, 3 × 1."""
     # seat 2 draws and throws 1p, the dealer 9p; seat 1 self-draws 5m: 111s 234s 567s 789p
     # 55m, 平胡.
-    rnd = deal([READY_DEALER, READY_CLAIMER, OUTSIDE], draws="1p9p5m", **OFF)
+    rnd = deal(DUYUN, [READY_DEALER, READY_CLAIMER, OUTSIDE], draws="1p9p5m", **OFF)
     play(rnd, "0:discard:1s", "1:pung", "1:discard:9m", "2:discard:1p", "0:discard:9p")
     play(rnd, "1:win")
     assert [rnd.is_ready(s) for s in range(3)] == [True, True, True]
@@ -137,6 +136,7 @@ def test_D8_two_locked_chances_in_one_lock_give_two_sets_of_baopai_lines() -> No
     discard 5p before seat 1 draws again: two occurrences, so 2 × 3 lines of 5, not one set
     and not lines of 10."""
     rnd = deal(
+        DUYUN,
         [
             "13579m1379p3468s5s",
             "222m444m666m999s5p",
@@ -174,6 +174,7 @@ def test_D11_four_players_angang_paid_3_by_each_of_the_three_others() -> None:
     payers at four players. The dealer kongs 6m on its first turn, throws the replacement 5p,
     and self-draws 9s after a round of draws: 6666m 234m 456p 789p 99s, 平胡."""
     rnd = deal(
+        DUYUN,
         [
             "6666m234m456p789p9s",
             "13578m3579s2468p",
@@ -198,6 +199,7 @@ def test_D11_four_players_zhuanwan_dou_paid_3_by_each_of_the_three_others() -> N
     dealer's 6s, later draws the fourth 6s, adds it and wins on the replacement 8s: 666s6s
     123m 456p 789p 88s, 平胡 杠上花 (D10: everyone pays 1 + 自摸 1 + 杠上花 1)."""
     rnd = deal(
+        DUYUN,
         [
             "234566m2468p245p6s",
             "123m456m789m45p99s",
@@ -225,7 +227,7 @@ def test_D17_later_yaoji_of_a_ready_player_is_no_hero_chicken_after_claimed_firs
     1s is 碰ed by seat 1 (责任鸡, both ready: m + 2 = 5). Seat 2 then draws and discards the
     fourth 1s and self-draws 7s. Its river 1s is an ordinary chicken it owns (满堂鸡, D16,
     D18): 1 from each other player, not 英雄鸡 3."""
-    rnd = deal([READY_DEALER, READY_CLAIMER, OUTSIDE], draws="1s1p9p7s", **OFF)
+    rnd = deal(DUYUN, [READY_DEALER, READY_CLAIMER, OUTSIDE], draws="1s1p9p7s", **OFF)
     play(rnd, "0:discard:1s", "1:pung", "1:discard:9m")
     play(rnd, "2:discard:1s", "0:discard:1p", "1:discard:9p", "2:win")
     assert [rnd.is_ready(s) for s in range(3)] == [True, True, True]
@@ -245,7 +247,7 @@ def test_D17_later_yaoji_of_a_not_ready_player_is_no_hero_chicken_after_claimed_
     fourth 1s. That later 1s is no 冲锋鸡 (which would cost 3 to each): under D18 a
     not-ready player pays each other player 1 for it, the pair partner included ("Their other
     chickens count between them under D18 as usual")."""
-    rnd = deal([NOT_READY_DEALER, READY_CLAIMER, OUTSIDE], draws="1p1s9p7s", **OFF)
+    rnd = deal(DUYUN, [NOT_READY_DEALER, READY_CLAIMER, OUTSIDE], draws="1p1s9p7s", **OFF)
     play(rnd, "0:discard:1s", "1:pung", "1:discard:9m")
     play(rnd, "2:discard:1p", "0:discard:1s", "1:discard:9p", "2:win")
     assert [rnd.is_ready(s) for s in range(3)] == [False, True, True]

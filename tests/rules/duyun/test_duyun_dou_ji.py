@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from duyun_support import deal, each_pays, lines, play
+
+from tests.rules.scenario import DUYUN, deal, each_pays, lines, play
 
 OFF = {"fanji": "off"}
 ZIMO_0 = (("牌型:平胡", 1, "D6"), ("自摸", 1, "D10"), ("连庄", 1, "D10a"))
@@ -41,7 +42,7 @@ FANJI_HANDS = ["123m456m789m234p55p", "678m123s456p789p2p", "3569m13579s2468p"]
 def test_D15_fanji_settings_and_jin_ji(
     fanji: str, turned: str, chickens: list[tuple[int, int, str, int, str]]
 ) -> None:
-    rnd = deal(FANJI_HANDS, draws=turned, fanji=fanji)
+    rnd = deal(DUYUN, FANJI_HANDS, draws=turned, fanji=fanji)
     play(rnd, "0:win")
     assert sorted(lines(rnd)) == sorted(each_pays([1, 2], 0, *ZIMO_0) + chickens)
     summary = rnd.settlement().summary
@@ -55,6 +56,7 @@ def _chongfeng(
     # the dealer discards the first 1s; seat 1 draws and discards another 1s; seat 2
     # self-draws 7s (平胡).
     rnd = deal(
+        DUYUN,
         [dealer, "234s567s789p1s55m9m", "456m345p678p22s77s"],
         draws=seat1_draw + "7s",
         **{"fanji": "off", **settings},
@@ -111,7 +113,7 @@ def test_D18_not_ready_pays_for_river_yaoji_even_without_mantang() -> None:
 
 
 def test_D17_first_yaoji_won_on_is_an_ordinary_chicken() -> None:
-    rnd = deal(["13579m2468s3578p1s", "222m444m666m999p1s", "3579m3578s3679p9m"], **OFF)
+    rnd = deal(DUYUN, ["13579m2468s3578p1s", "222m444m666m999p1s", "3579m3578s3679p9m"], **OFF)
     play(rnd, "0:discard:1s", "1:win")
     assert sorted(lines(rnd)) == sorted(
         [
@@ -125,6 +127,7 @@ def test_D17_first_yaoji_won_on_is_an_ordinary_chicken() -> None:
 def test_D12_D18_not_ready_yaoji_kong_pays_and_gets_no_dou() -> None:
     # seat 1 draws the fourth 1s, kongs it (暗豆), discards 9m and is not ready.
     rnd = deal(
+        DUYUN,
         ["13579m2468s3578p9p", "111s2357m468p35s9m", "456m345p678p22s77s"],
         draws="1s7s",
         back="6m",
@@ -139,6 +142,7 @@ def test_D12_D18_not_ready_yaoji_kong_pays_and_gets_no_dou() -> None:
 def test_D11_added_kong_zhuanwan_dou_and_gangshanghua() -> None:
     # seat 2 pungs 6s, draws the fourth 6s, adds it (转弯豆) and wins on the replacement.
     rnd = deal(
+        DUYUN,
         ["234566m2468p245p6s", "123m456m789m45p99s", "66s123m456p789p8s3s"],
         draws="7p8p6s",
         back="8s",
@@ -161,6 +165,7 @@ def _zeren(
     dealer: str, claimer: str, draws: str = "7s", **settings: object
 ) -> list[tuple[int, int, str, int, str]]:
     rnd = deal(
+        DUYUN,
         [dealer, claimer, "456m345p678p22s77s", "3578m2468s2469p9s"],
         draws=draws,
         **{"fanji": "off", **settings},
@@ -212,6 +217,7 @@ def test_D19_responsibility_chicken_doubles_under_jin_ji() -> None:
 
 def test_D19_responsibility_chicken_kong_counts_four() -> None:
     rnd = deal(
+        DUYUN,
         [READY_DEALER, "111s234s567s789p5m", "456m345p678p22s77s", "3578m2468s2469p9s"],
         draws="7s",
         back="9m",
@@ -230,6 +236,7 @@ def test_D19_responsibility_chicken_kong_counts_four() -> None:
 
 def test_D20_robbed_player_receives_no_ji_but_still_pays() -> None:
     rnd = deal(
+        DUYUN,
         ["234566m2468p245p6s", "123m456m789m45s11s", "66s1s123m456p789p8s"],
         draws="7p8p6s",
         **OFF,
@@ -253,6 +260,7 @@ def test_D20_robbed_player_receives_no_ji_but_still_pays() -> None:
 def test_D20_hot_discarder_loses_dou_but_keeps_ji() -> None:
     # the dealer kongs 8p, draws 1s, discards 5p into seat 1's 大对子; it is ready on 1s.
     rnd = deal(
+        DUYUN,
         ["8888p123m456m789m5p", "222m444m666m999s5p", "3579m3578s3679p9m"],
         back="1s",
         **OFF,

@@ -6,7 +6,6 @@ Every expected line below is worked out from the ruling it names; the comments s
 from __future__ import annotations
 
 import pytest
-from duyun_support import DUYUN, deal, each_pays, exhaust, lines, play
 
 from majiang.actions import Action, ActionType
 from majiang.errors import IllegalActionError
@@ -14,6 +13,7 @@ from majiang.match import Match
 from majiang.round import Round
 from majiang.state import MeldKind, WinSource
 from majiang.tiles import Tile
+from tests.rules.scenario import DUYUN, deal, each_pays, lines, play, play_out
 
 OFF = {"fanji": "off"}
 
@@ -30,9 +30,9 @@ def _exhausted_four(states: str, dealer: int, streak: int = 2) -> Round:
     spare = iter(NOT_READY)
     hands = [READY if state == "R" else next(spare) for state in states]
     hands[dealer] += "9s"  # the dealer's 14th tile, discarded first
-    rnd = deal(hands, dealer=dealer, streak=streak, **OFF)
+    rnd = deal(DUYUN, hands, dealer=dealer, streak=streak, **OFF)
     play(rnd, f"{dealer}:discard:9s")
-    exhaust(rnd)
+    play_out(rnd, no_wins=True)
     assert rnd.end_reason == "exhausted"
     assert [rnd.is_ready(s) for s in range(4)] == [state == "R" for state in states]
     return rnd
@@ -109,7 +109,7 @@ def test_D8_passing_a_robbable_zhuanwan_dou_locks_until_the_next_draw() -> None:
     # 热炮 that seat 2 could legally win): seat 2 is locked, so it is not offered, and owes
     # 包牌 of the 清一色 3m would make (10 to each other player). Seat 2 then draws 3m: the
     # draw ends the lock and the 自摸 is allowed.
-    rnd = deal(D8_HANDS, draws="5m7p6m3m", back="3m", **OFF)
+    rnd = deal(DUYUN, D8_HANDS, draws="5m7p6m3m", back="3m", **OFF)
     play(rnd, *D8_START, "0:discard:7p", "1:kong:6m")
     assert rnd.window is not None and rnd.pending() == (2,)
     assert rnd.legal_actions(2) == [Action(ActionType.WIN, 2), Action(ActionType.PASS, 2)]
@@ -139,7 +139,7 @@ def test_D8_a_locked_player_owes_baopai_for_a_robbable_zhuanwan_dou() -> None:
     # but is locked, so no rob is offered, the kong stands, and seat 2 owes 包牌 of the
     # 清一色 6m would make (10 to each). Seat 1 discards its replacement 9s; seat 2 draws 3m
     # and wins.
-    rnd = deal(D8_HANDS, draws="5m3m6m3m", back="9s", **OFF)
+    rnd = deal(DUYUN, D8_HANDS, draws="5m3m6m3m", back="9s", **OFF)
     play(rnd, *D8_START, "0:discard:3m")
     assert rnd.legal_actions(2) == [Action(ActionType.WIN, 2), Action(ActionType.PASS, 2)]
     play(rnd, "2:pass")
@@ -171,9 +171,9 @@ D11_OTHER = "2468m1357s1357p9m"
 def test_D11_no_concealed_kong_on_the_last_wall_tile() -> None:
     # 68 tiles are left after the deal at three players; with no claims seat 2 draws the
     # last one, its fourth 9p.
-    rnd = deal([D11_DEALER, D11_OTHER, "999p1359m2479s36p"], back="9p", **OFF)
+    rnd = deal(DUYUN, [D11_DEALER, D11_OTHER, "999p1359m2479s36p"], back="9p", **OFF)
     play(rnd, "0:discard:9s")
-    exhaust(rnd, last_draw=True)
+    play_out(rnd, no_wins=True, last_draw=True)
     assert rnd.turn == 2 and rnd.seats[2].drawn is Tile.P9 and rnd.seats[2].hand[Tile.P9] == 4
     assert Action(ActionType.KONG, 2, Tile.P9) not in rnd.legal_actions(2)
     with pytest.raises(IllegalActionError):
@@ -181,7 +181,7 @@ def test_D11_no_concealed_kong_on_the_last_wall_tile() -> None:
 
 
 def test_D11_the_same_concealed_kong_is_allowed_with_tiles_left() -> None:
-    rnd = deal([D11_DEALER, D11_OTHER, "999p1359m2479s36p"], draws="2p9p", **OFF)
+    rnd = deal(DUYUN, [D11_DEALER, D11_OTHER, "999p1359m2479s36p"], draws="2p9p", **OFF)
     play(rnd, "0:discard:9s", "1:discard:2p")
     assert rnd.turn == 2 and rnd.wall.remaining > 0
     assert Action(ActionType.KONG, 2, Tile.P9) in rnd.legal_actions(2)
@@ -192,9 +192,9 @@ def test_D11_no_zhuanwan_dou_on_the_last_wall_tile() -> None:
     # it (99p), which skips seat 0's draw: of the 66 draws left, the dealer takes the last,
     # its fourth 9p, drawn after the 碰.
     dealer = "1357m2468s2468p99p"
-    rnd = deal([dealer, D11_OTHER, "135589m2479s367p"], draws="2p9p", back="9p", **OFF)
+    rnd = deal(DUYUN, [dealer, D11_OTHER, "135589m2479s367p"], draws="2p9p", back="9p", **OFF)
     play(rnd, "0:discard:8p", "1:discard:2p", "2:discard:9p", "0:pung", "0:discard:1m")
-    exhaust(rnd, last_draw=True)
+    play_out(rnd, no_wins=True, last_draw=True)
     assert rnd.turn == 0 and rnd.seats[0].drawn is Tile.P9
     assert rnd.seats[0].melds[0].kind is MeldKind.PUNG
     assert Action(ActionType.KONG, 0, Tile.P9) not in rnd.legal_actions(0)
@@ -205,9 +205,9 @@ def test_D11_no_zhuanwan_dou_on_the_last_wall_tile() -> None:
 def test_D11_no_exposed_kong_on_the_last_discard() -> None:
     # Seat 1 holds 999p; seat 2 draws the last tile, the fourth 9p, and discards it: no 杠
     # (nor 碰) is offered and the hand is 黄庄 (D3, D11).
-    rnd = deal([D11_DEALER, "2468m1357s13p999p", "135589m2479s367p"], back="9p", **OFF)
+    rnd = deal(DUYUN, [D11_DEALER, "2468m1357s13p999p", "135589m2479s367p"], back="9p", **OFF)
     play(rnd, "0:discard:9s")
-    exhaust(rnd, last_draw=True)
+    play_out(rnd, no_wins=True, last_draw=True)
     assert rnd.turn == 2 and rnd.seats[2].drawn is Tile.P9
     play(rnd, "2:discard:9p")
     assert rnd.ended and rnd.end_reason == "exhausted"
@@ -224,6 +224,7 @@ def test_D14_two_players_rob_one_zhuanwan_dou() -> None:
     # its 连庄 1 (D10a). The kong does not happen and seat 2 keeps its 碰. The dealer, a
     # winner, keeps the deal (D4).
     rnd = deal(
+        DUYUN,
         ["123m456m789p57s22p6s", "123m456m789m45s99p", "66s3579m3579p38s4p"],
         draws="7p8p6s",
         **OFF,
@@ -304,7 +305,7 @@ def test_D15_turned_chicken_wraps_nine_to_one(
     jin: bool,
     expected: list[tuple[int, int, str, int, str]],
 ) -> None:
-    rnd = deal(FANJI_HANDS, draws=turned, fanji=fanji)
+    rnd = deal(DUYUN, FANJI_HANDS, draws=turned, fanji=fanji)
     play(rnd, "0:win")
     summary = rnd.settlement().summary
     assert summary["fanji"] == turned
@@ -323,6 +324,7 @@ def test_D16_a_won_on_yaoji_counts_in_the_hand_of_each_winner() -> None:
     # exposed no 1s (D18). It counts once in each winner's hand, so each winner collects
     # 幺鸡 1 from both other players (D16, D18).
     rnd = deal(
+        DUYUN,
         ["1s3579m2468s35678p", "23s456m789m234p55p", "23s123m456p789p99m"],
         pinghu_discard_needs_dou=False,
         **OFF,

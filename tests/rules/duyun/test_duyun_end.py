@@ -6,15 +6,16 @@ import json
 from pathlib import Path
 
 import pytest
-from duyun_support import deal, each_pays, exhaust, lines, play
 
 from majiang.actions import Action, ActionType
 from majiang.record import replay
+from tests.rules.scenario import DUYUN, deal, each_pays, lines, play, play_out
 
 
 def test_D3_last_tile_discard_cannot_be_claimed_and_D4_nobody_ready_keeps_dealer() -> None:
     # the last wall tile is 9p (back); seat 2 draws it and discards it, seat 1 holds 99p.
     rnd = deal(
+        DUYUN,
         ["1111s2468m3579p2s6s", "1357m3579s24899p", "24568m2468s1467p"],
         back="9p",
         streak=2,
@@ -53,9 +54,9 @@ CHAJIAO = ["22m44m66m88m33p55p9s6s", "123m789m123p789p5s"]
 
 @pytest.mark.parametrize("first_chicken", ["hero", "charge"])
 def test_D21_exhausted_chajiao_and_first_yaoji(first_chicken: str) -> None:
-    rnd = deal([*CHAJIAO, "34m111s555s999s18p"], draws="2p1s", first_chicken=first_chicken)
+    rnd = deal(DUYUN, [*CHAJIAO, "34m111s555s999s18p"], draws="2p1s", first_chicken=first_chicken)
     play(rnd, "0:discard:6s")
-    exhaust(rnd)
+    play_out(rnd, no_wins=True)
     name, value = ("英雄鸡", 3) if first_chicken == "hero" else ("冲锋鸡", 2)
     assert sorted(lines(rnd)) == sorted(
         [
@@ -69,9 +70,9 @@ def test_D21_exhausted_chajiao_and_first_yaoji(first_chicken: str) -> None:
 
 
 def test_D21_later_yaoji_discards_pay_one_each() -> None:
-    rnd = deal([*CHAJIAO, "34m11s555s999s168p"], draws="2p1s3m4p1s")
+    rnd = deal(DUYUN, [*CHAJIAO, "34m11s555s999s168p"], draws="2p1s3m4p1s")
     play(rnd, "0:discard:6s")
-    exhaust(rnd)
+    play_out(rnd, no_wins=True)
     assert sorted(lines(rnd)) == sorted(
         [
             (2, 0, "查叫", 10, "D21"),
@@ -87,12 +88,13 @@ def test_D21_later_yaoji_discards_pay_one_each() -> None:
 def test_D12_D21_no_dou_on_exhausted_hand() -> None:
     # the dealer kongs 6m on its first turn (暗豆) and stays ready on 9s; no 豆 on 黄庄.
     rnd = deal(
+        DUYUN,
         ["6666m234m456p789p9s", "123m789m123p789p5s", "34m111s555s999s18p"],
         draws="2p1s",
         back="7p",
     )
     play(rnd, "0:kong:6m", "0:discard:7p")
-    exhaust(rnd)
+    play_out(rnd, no_wins=True)
     assert rnd.kongs and rnd.is_ready(0)
     assert sorted(lines(rnd)) == sorted(
         [
@@ -106,6 +108,7 @@ def test_D12_D21_no_dou_on_exhausted_hand() -> None:
 
 def test_D22_settlement_order_win_dou_ji() -> None:
     rnd = deal(
+        DUYUN,
         ["123m456m789m234p5p1s", "111s234s567s789p5m", "456m345p678p22s77s", "3578m2468s2469p9s"],
         draws="7s",
         back="9m",
@@ -129,6 +132,7 @@ def test_D22_settlement_order_win_dou_ji() -> None:
 
 def test_D22_baopai_comes_last() -> None:
     rnd = deal(
+        DUYUN,
         ["3455m78m2468s246p3s", "222m444m666m999s5p", "3579m3578s3679p9m"],
         draws="9p5p5p5p",
         fanji="off",
@@ -139,6 +143,7 @@ def test_D22_baopai_comes_last() -> None:
 
 def test_D23_result_summary_and_players() -> None:
     rnd = deal(
+        DUYUN,
         ["123m456m789m234p5p1s", "111s234s567s789p5m", "456m345p678p22s77s", "3578m2468s2469p9s"],
         draws="7s6m",
         back="9m",
@@ -251,6 +256,7 @@ def test_D23_won_hand_shows_a_not_ready_seats_river_yaoji_without_mantang() -> N
     collects nothing, but a not-ready seat pays for the 1s in its river (D16, D18), so that
     1s is seat 1's 鸡 in the result (D23)."""
     rnd = deal(
+        DUYUN,
         ["123m456m789m234p5p1s", "234s567s789p1s55m9m", "456m345p678p22s77s"],
         draws="3m7s",
         fanji="off",
@@ -275,7 +281,9 @@ def test_D23_won_hand_hides_chickens_a_not_ready_seat_does_not_pay_for() -> None
     """The dealer's 天胡; 5m is turned, so 6m is a 翻牌鸡. Seat 1 is ready on 2p and owns a 1s
     and a 6m. Seat 2 is not ready with 11s and a 6m hidden in its hand: they cost it
     nothing (D18), so it pays no 鸡 and shows none (D23)."""
-    rnd = deal(["123m456m789m234p55p", "678m123s456p789p2p", "3569m11s579s2468p"], draws="5m")
+    rnd = deal(
+        DUYUN, ["123m456m789m234p55p", "678m123s456p789p2p", "3569m11s579s2468p"], draws="5m"
+    )
     play(rnd, "0:win")
     assert [rnd.is_ready(s) for s in range(3)] == [True, True, False]
     assert rnd.settlement().summary["chicken_tiles"] == ["6m", "1s"]
@@ -314,6 +322,7 @@ def test_D23_won_hand_shows_the_zeren_ji_of_the_pair_as_settled(
     dealer: str, claimer: str, shown: list[dict[str, int]]
 ) -> None:
     rnd = deal(
+        DUYUN,
         [dealer, claimer, "456m345p678p22s77s", "3578m2468s2469p9s"], draws="7s", fanji="off"
     )
     play(rnd, "0:discard:1s", "1:pung", "1:discard:9m", "2:win")
@@ -324,6 +333,7 @@ def test_D23_robbed_seat_shows_no_ji_it_does_not_collect() -> None:
     """Seat 2, ready on 1s with a 1s in hand, is robbed of its 转弯豆 of 6s: its 幺鸡 lines are
     void (D20), so its result shows no 鸡; the robber shows its own 1s pair."""
     rnd = deal(
+        DUYUN,
         ["234566m2468p245p6s", "123m456m789m45s11s", "66s1s123m456p789p8s"],
         draws="7p8p6s",
         fanji="off",

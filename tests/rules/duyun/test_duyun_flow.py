@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from duyun_support import DUYUN, deal, each_pays, lines, play
 
 from majiang.actions import Action, ActionType
 from majiang.round import Round
 from majiang.tiles import parse_tile
 from majiang.variants.duyun.chickens import first_chicken_value
+from tests.rules.scenario import DUYUN, deal, each_pays, lines, play
 
 OFF = {"fanji": "off"}
 
@@ -119,6 +119,7 @@ def test_D1_settings_schema_matches_the_table() -> None:
     # D17: the values in brackets of the `first_chicken` row, plain and under 金鸡.
     for choice, values in (("hero", (3, 6)), ("charge", (2, 4))):
         rnd = deal(
+            DUYUN,
             ["123m456m789m234p55p", "336699m2258s147p", "2379m4578s13579p"],
             first_chicken=choice,
         )
@@ -126,13 +127,14 @@ def test_D1_settings_schema_matches_the_table() -> None:
 
 
 def test_D2_no_chow_on_a_discard() -> None:
-    rnd = deal(["234566m2468s2468p", "123m456m789m234p5p", "3579m3579s3579p9m"], **OFF)
+    rnd = deal(DUYUN, ["234566m2468s2468p", "123m456m789m234p5p", "3579m3579s3579p9m"], **OFF)
     play(rnd, "0:discard:3m")  # seat 1 holds 45m but there is no 吃
     assert rnd.window is None and rnd.pending() == (1,)
 
 
 def test_D2_kong_only_on_a_drawn_turn_and_zhuanwan_needs_a_tile_drawn_after_the_pung() -> None:
     rnd = deal(
+        DUYUN,
         ["234566m2468s2468p", "555m12346s8s9999p", "37899m3579s1357p"],
         draws="1m1p7p",
         **OFF,
@@ -157,7 +159,7 @@ MULTI_DEALER = ["88m99m55s66s88p99p5p7m", *MULTI[1:]]
 
 
 def test_D3_multi_win_discarder_pays_each_winner() -> None:
-    rnd = deal(MULTI, draws="5p", **OFF)
+    rnd = deal(DUYUN, MULTI, draws="5p", **OFF)
     play(rnd, "0:discard:8s", "1:discard:5p", "2:win", "3:win")
     assert rnd.ended and sorted(w.seat for w in rnd.wins) == [2, 3]
     assert sorted(lines(rnd)) == [(1, 2, "牌型:大对子", 5, "D6"), (1, 3, "牌型:小七对", 10, "D6")]
@@ -175,7 +177,7 @@ def test_D3_multi_win_discarder_pays_each_winner() -> None:
 def test_D4_multi_win_next_dealer(
     hands: list[str], setting: str, winners: list[str], expected: tuple[int, int]
 ) -> None:
-    rnd = deal(hands, draws="5p", multi_win_dealer=setting, **OFF)
+    rnd = deal(DUYUN, hands, draws="5p", multi_win_dealer=setting, **OFF)
     first = "0:discard:8s" if hands is MULTI else "0:discard:7m"
     play(rnd, first, "1:discard:5p", *(f"{w}:win" for w in winners))
     assert rnd.next_dealer() == expected
@@ -191,10 +193,13 @@ def test_D4_multi_win_next_dealer(
 
 
 def test_D4_single_winner_deals_and_dealer_win_extends_streak() -> None:
-    rnd = deal(["123m456m789m234p55p", "336699m2258s147p", "2379m4578s13579p"], streak=2, **OFF)
+    rnd = deal(
+        DUYUN, ["123m456m789m234p55p", "336699m2258s147p", "2379m4578s13579p"], streak=2, **OFF
+    )
     play(rnd, "0:win")
     assert rnd.next_dealer() == (0, 3)
     rnd = deal(
+        DUYUN,
         ["234566m2468s2468p", "123m456m789m234p5p", "3579m3579s3579p9m"],
         draws="5p",
         streak=2,
@@ -211,9 +216,10 @@ def test_D4_single_winner_deals_and_dealer_win_extends_streak() -> None:
 
 
 def test_D5_timeout_on_own_turn_discards_rightmost_tile() -> None:
-    rnd = deal(["123m456m789m234p55p", "336699m2258s147p", "2379m4578s13579p"], **OFF)
+    rnd = deal(DUYUN, ["123m456m789m234p55p", "336699m2258s147p", "2379m4578s13579p"], **OFF)
     assert rnd.timeout_action(0) == Action(ActionType.WIN, 0)  # timeout_takes_win default on
     rnd = deal(
+        DUYUN,
         ["123m456m789m234p55p", "336699m2258s147p", "2379m4578s13579p"],
         timeout_takes_win=False,
         draws="2s",
@@ -228,7 +234,7 @@ def test_D5_timeout_on_own_turn_discards_rightmost_tile() -> None:
 
 
 def test_D5_timeout_after_pung_and_on_claims() -> None:
-    rnd = deal(["234566m2468s2468p", "555m12346s8s9999p", "37899m3579s1357p"], **OFF)
+    rnd = deal(DUYUN, ["234566m2468s2468p", "555m12346s8s9999p", "37899m3579s1357p"], **OFF)
     play(rnd, "0:discard:5m")
     assert rnd.timeout_action(1) == Action(ActionType.PASS, 1)  # a claim: pass
     play(rnd, "1:pung")
@@ -238,6 +244,7 @@ def test_D5_timeout_after_pung_and_on_claims() -> None:
 @pytest.mark.parametrize("takes_win", [True, False])
 def test_D5_timeout_on_an_offered_win(takes_win: bool) -> None:
     rnd = deal(
+        DUYUN,
         ["3455m78m2468s245p9s", "222m444m666m999s5p", "3579m3578s3679p9m"],
         timeout_takes_win=takes_win,
         **OFF,
@@ -258,6 +265,7 @@ def test_D5_timeout_on_an_offered_win(takes_win: bool) -> None:
 @pytest.mark.parametrize("takes_win", [True, False])
 def test_D5_timeout_of_a_baoting_seat(takes_win: bool) -> None:
     rnd = deal(
+        DUYUN,
         ["3455m78m2468s246p3s", "123m456m789m234p9s", "3579m3578s3679p9m"],
         draws="5p2m3m5p",
         timeout_takes_win=takes_win,

@@ -7,13 +7,13 @@ Every expected line below is worked out from the ruling it names; the comments s
 from __future__ import annotations
 
 import pytest
-from duyun_support import deal, each_pays, exhaust, lines, play
 
 from majiang.actions import Action, ActionType
 from majiang.errors import IllegalActionError
 from majiang.round import Round
 from majiang.state import MeldKind, WinSource
 from majiang.tiles import Tile
+from tests.rules.scenario import DUYUN, deal, each_pays, lines, play, play_out
 
 OFF = {"fanji": "off"}
 
@@ -35,7 +35,7 @@ def test_D3_win_outranks_pung_and_kong_on_the_same_discard(verb: str, winner: in
     claimer = 3 - winner
     hands = ["", "", ""]
     hands[0], hands[winner], hands[claimer] = D3_DEALER, D3_WINNER, D3_CLAIMER
-    rnd = deal(hands, **OFF)
+    rnd = deal(DUYUN, hands, **OFF)
     play(rnd, "0:discard:5m")
     assert rnd.legal_actions(winner) == [
         Action(ActionType.WIN, winner),
@@ -76,9 +76,9 @@ def test_D3_last_wall_tile_discard_offers_win_but_not_pung_or_kong(claim: str, c
     the hand is 黄庄." 胡 is still offered on it; the 碰 or 杠 the same seat could otherwise
     make is not."""
     hands, name, points = LAST_TILE[claim]
-    rnd = deal(hands, back="5p", **OFF)
+    rnd = deal(DUYUN, hands, back="5p", **OFF)
     play(rnd, f"0:discard:{'8p' if claim == 'pung' else '9s'}")
-    exhaust(rnd, last_draw=True)
+    play_out(rnd, no_wins=True, last_draw=True)
     assert rnd.turn == 2 and rnd.seats[2].drawn is Tile.P5 and rnd.wall.remaining == 0
     play(rnd, "2:discard:5p")
     assert rnd.pending() == (1,)
@@ -106,6 +106,7 @@ def test_D6_dandiao_counts_an_angang_among_the_declared_melds() -> None:
     # and 8m from seat 1's discards, throwing 3s, 5s and 7p, and is left with a lone 9m. Seat
     # 1 then discards 9m and the dealer wins on it.
     rnd = deal(
+        DUYUN,
         ["2222m44p66s88m3s5s7p9m", "13567m1359p3479s", "3479m2678p2568s9p"],
         draws="4p6s8m9m",
         back="9s",
@@ -149,7 +150,7 @@ def test_D8_kong_replacement_draw_releases_the_lock() -> None:
     their own next draw, a kong replacement included". Seat 1 is locked, 杠s the dealer's 6m
     before drawing, and the replacement ends the lock: seat 2's next 5p is offered and won,
     and no 包牌 is owed."""
-    rnd = deal(D8_HANDS, draws="7p5p6m5p", back="4s", **OFF)
+    rnd = deal(DUYUN, D8_HANDS, draws="7p5p6m5p", back="4s", **OFF)
     play(rnd, *D8_START)
     assert rnd.seats[1].win_lock
     play(rnd, "0:discard:6m", "1:kong")
@@ -167,7 +168,7 @@ def test_D8_kong_replacement_draw_releases_the_lock() -> None:
 def test_D8_a_pung_is_no_draw_and_keeps_the_lock() -> None:
     """D8: the lock lasts until the player's own next draw; a 碰 draws nothing. Seat 1 碰s the
     6m instead, so seat 2's next 5p is not offered and seat 1 owes 包牌 for it."""
-    rnd = deal(D8_HANDS, draws="7p5p6m5p", **OFF)
+    rnd = deal(DUYUN, D8_HANDS, draws="7p5p6m5p", **OFF)
     play(rnd, *D8_START, "0:discard:6m", "1:pung")
     assert rnd.seats[1].win_lock
     play(rnd, "1:discard:6m", "2:discard:5p")
@@ -192,7 +193,7 @@ def test_D9_baoting_refused_on_a_later_discard() -> None:
     """D9: 报听 is made "only at the start of a hand": a non-dealer declares "with the discard
     after their first draw". Seat 1 lets that discard go undeclared; on its second discard
     it is still ready but may no longer declare."""
-    rnd = deal(D9_HANDS, draws="5p2m3m8s", **OFF)
+    rnd = deal(DUYUN, D9_HANDS, draws="5p2m3m8s", **OFF)
     play(rnd, "0:discard:3s")
     assert {a.tile for a in _declares(rnd, 1)} == {Tile.P2, Tile.P5, Tile.S9}
     play(rnd, "1:discard:9s", "2:discard:2m", "0:discard:3m")
@@ -217,7 +218,7 @@ def test_D9_baoting_refused_after_a_pung_or_kong(verb: str, seat_1: str) -> None
     """D9: 报听 only "before the player has made any 碰 or 杠". A non-dealer whose first move
     is a 碰, or a 杠 whose replacement is its first draw, may not declare with the discard
     that follows, although that discard leaves it ready."""
-    rnd = deal([D9_CLAIM_DEALER, seat_1, D9_CLAIM_SEAT_2], back="2s", **OFF)
+    rnd = deal(DUYUN, [D9_CLAIM_DEALER, seat_1, D9_CLAIM_SEAT_2], back="2s", **OFF)
     play(rnd, "0:discard:5m", f"1:{verb}")
     assert rnd.turn == 1 and len(rnd.seats[1].melds) == 1
     assert _declares(rnd, 1) == []
@@ -231,7 +232,9 @@ def test_D9_dealer_baoting_refused_after_a_concealed_kong() -> None:
     """D9: the dealer declares "with the first discard", and only before any 杠. The dealer
     could declare on its dealt 14 (discarding an 8p leaves 888p 123m 456m 789m 5p, ready);
     after an 暗杠 of 8p the discard that follows leaves it ready on 5p, but no 报听."""
-    rnd = deal(["8888p123m456m789m5p", "336699m2258s147p", "2237m4578s13579p"], back="3s", **OFF)
+    rnd = deal(
+        DUYUN, ["8888p123m456m789m5p", "336699m2258s147p", "2237m4578s13579p"], back="3s", **OFF
+    )
     assert Tile.P8 in {a.tile for a in _declares(rnd, 0)}
     play(rnd, "0:kong:8p")
     assert rnd.seats[0].drawn is Tile.S3
@@ -248,6 +251,7 @@ def test_D9_baoting_seat_is_never_offered_pung_or_kong() -> None:
     ready on 6p/9p (78p). Seat 2 discards 5s (no 碰), the dealer discards the fourth 4m (no
     碰 or 杠) and seat 1 draws the fourth 2m, which is thrown, not 暗杠'd."""
     rnd = deal(
+        DUYUN,
         ["35799m24678s3569p", "222m444m55s123p78p", "1368m1479p34689s"],
         draws="9s5s4m2m",
         **OFF,
@@ -272,6 +276,7 @@ def test_D10_gangshanghua_after_a_mingdou_everyone_pays() -> None:
     """D10: "杠上花 +1 (a win on a kong's replacement tile, including after a 明豆: everyone
     pays, as for any 自摸)". Seat 1 杠s the dealer's 7s and wins 平胡 on the replacement 5p."""
     rnd = deal(
+        DUYUN,
         ["234566m2468s24p7s9s", "777s123m456m789m5p", "3579m3589s3679p9m"],
         back="5p",
         **OFF,
@@ -304,6 +309,7 @@ def test_D14_D20_robbed_player_loses_its_dou_and_ji_but_its_payments_stand() -> 
     # (replacement 1s) and adds the 6s to its 碰. Seat 1 (45s 11s) robs it with a 平胡. Seat 2,
     # judged with its 碰, is ready on 1s (123p 456p 1s).
     rnd = deal(
+        DUYUN,
         ["234566m2468p245p6s", "123m456m789m45s11s", "66s9999s123p456p3s"],
         draws="7p8p6s",
         back="1s",
@@ -368,6 +374,7 @@ def test_D15_D17_jin_ji_doubles_the_first_chicken_in_the_settlement(
     """D15: when the turned tile is 9s, "every 幺鸡-based value below doubles, 冲锋 and 责任
     included". D17: 英雄鸡 "3, or 6 under 金鸡"; 冲锋鸡 "2, or 4 under 金鸡"."""
     rnd = deal(
+        DUYUN,
         [dealer, "234s567s789p1s55m9m", "456m345p678p22s77s"],
         draws="8m7s9s",
         first_chicken=first_chicken,

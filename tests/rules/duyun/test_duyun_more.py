@@ -11,11 +11,11 @@ lives in ``apps/matches/lifecycle.py``, outside it.
 from __future__ import annotations
 
 import pytest
-from duyun_support import deal, each_pays, lines, play
 
 from majiang.actions import Action, ActionType
 from majiang.state import MeldKind, WinSource
 from majiang.tiles import Tile
+from tests.rules.scenario import DUYUN, deal, each_pays, lines, play
 
 OFF = {"fanji": "off"}
 
@@ -28,6 +28,7 @@ def test_D2_passing_a_pung_sets_no_lock() -> None:
     again. Seat 2 is offered the 碰 again and makes it."""
     # 5m: the dealer's 1, seat 2's 2, and seat 1's draw: all four. Nobody is near ready.
     rnd = deal(
+        DUYUN,
         ["13579m13579p2468s", "2468m2468p13579s", "155m2468p2468s99p"],
         draws="5m",
         **OFF,
@@ -64,6 +65,7 @@ def test_D4_discarder_setting_gives_the_deal_to_the_robbed_player_after_multi_ro
     # winners, yet under `discarder` the robbed seat 2 deals next. The deal passes, so the
     # streak restarts at 1.
     rnd = deal(
+        DUYUN,
         ["123m456m789p57s22p6s", "123m456m789m45s99p", "66s3579m3579p38s4p"],
         draws="7p8p6s",
         multi_win_dealer="discarder",
@@ -100,7 +102,7 @@ def test_D12_not_ready_owner_of_a_non_yaoji_kong_gets_nothing(ready: bool) -> No
     "An owner who is not ready gets nothing and pays nothing for their 豆." The 暗豆 here is
     of 9m, not 1s, so D18 adds nothing either. The ready case is the control: each other
     player pays the owner 3 (D11)."""
-    rnd = deal(D12_HANDS, draws="3s7s", back="9s", **OFF)
+    rnd = deal(DUYUN, D12_HANDS, draws="3s7s", back="9s", **OFF)
     play(rnd, "0:kong:9m", f"0:discard:{'9s' if ready else '1p'}", "1:discard:3s", "2:win")
     assert [(k.seat, k.kind, k.tile) for k in rnd.kongs] == [(0, MeldKind.CONCEALED_KONG, Tile.M9)]
     assert rnd.is_ready(0) is ready
@@ -114,6 +116,7 @@ def test_D12_not_ready_owner_of_a_mingdou_is_not_paid_by_the_discarder() -> None
     杠s the dealer's 9p (明豆, which D11 has the discarder pay 3), takes the replacement 6m,
     throws 9m and is not ready (23567m 468p 35s). Seat 2 self-draws 7s."""
     rnd = deal(
+        DUYUN,
         ["13579m2468s3578p9p", "999p2357m468p35s9m", "456m345p678p22s77s"],
         draws="7s",
         back="6m",
@@ -159,7 +162,7 @@ def test_D13_hot_discard_with_several_winners_pays_each_winner(winners: tuple[in
     """D13: "The konger pays each winner 2 × (the winner's D6 pattern points) + 1. They then
     add, undoubled, the winner's 报听 +10 and the D10a streak where they apply." And "The
     konger's own 豆 (all of them, this hand) are void: 烧豆", however many won."""
-    rnd = deal(D13_HANDS, back="5m", streak=2, **OFF)
+    rnd = deal(DUYUN, D13_HANDS, back="5m", streak=2, **OFF)
     play(rnd, "0:kong:8p", "0:discard:5p")
     assert rnd.pending() == (1, 2, 3)
     for seat in (1, 2, 3):
@@ -204,7 +207,7 @@ def test_D19_both_not_ready_pay_the_others_doubled_under_jin_ji() -> None:
     """D19 "both not ready": "nothing between them; instead each of the two pays every player
     outside the pair 3 … and this replaces the claimer's D18 payments for the meld", and
     "Every figure doubles under 金鸡": 3 × 2 = 6."""
-    rnd = deal(ZEREN_HANDS, draws="7s9s", fanji="next")
+    rnd = deal(DUYUN, ZEREN_HANDS, draws="7s9s", fanji="next")
     play(rnd, "0:discard:1s", "1:pung", "1:discard:9m", "2:win")
     summary = rnd.settlement().summary
     assert summary["fanji"] == "9s" and summary["jin_ji"] is True
@@ -235,6 +238,7 @@ def test_D19_pung_of_yaoji_turned_into_zhuanwan_dou_counts_four() -> None:
     # and adds it (转弯豆; nobody waits on 1s, so no 抢杠), throws the replacement 2m. Seat 2
     # self-draws 7s (平胡: 456m 345p 678p 22s 777s).
     rnd = deal(
+        DUYUN,
         ["123m456m789m234p5p1s", "11s234s567s789p5m9m", "456m345p678p22s77s"],
         draws="1p9s1s7s",
         back="2m",

@@ -6,12 +6,12 @@ import random
 from typing import Any
 
 from duyun_bot import fuzz, play
-from duyun_support import DUYUN
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from majiang.record import record_of, replay
 from majiang.round import Round
+from tests.rules.scenario import DUYUN
 
 SETTINGS = st.fixed_dictionaries(
     {

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from duyun_support import deal, each_pays, exhaust, lines, play
 
 from majiang.actions import Action, ActionType
 from majiang.state import MeldKind, Phase, WinSource
 from majiang.tiles import counts_of, parse_tiles
 from majiang.variants.duyun.patterns import pattern_of
+from tests.rules.scenario import DUYUN, deal, each_pays, lines, play, play_out
 
 OFF = {"fanji": "off"}
 
@@ -40,7 +40,7 @@ def test_D6_pattern_table(concealed: str, melds: str, name: str, points: int) ->
 
 
 def test_D10_D10a_dealer_heavenly_self_draw_pinghu() -> None:
-    rnd = deal(["123m456m789m234p55p", "336699m2258s147p", "2379m4578s13579p"], **OFF)
+    rnd = deal(DUYUN, ["123m456m789m234p55p", "336699m2258s147p", "2379m4578s13579p"], **OFF)
     play(rnd, "0:win")
     item = (("牌型:平胡", 1, "D6"), ("自摸", 1, "D10"), ("连庄", 1, "D10a"))
     assert sorted(lines(rnd)) == sorted(each_pays([1, 2], 0, *item))
@@ -49,6 +49,7 @@ def test_D10_D10a_dealer_heavenly_self_draw_pinghu() -> None:
 @pytest.mark.parametrize(("bonus", "streak"), [(0, 1), (2, 3)])
 def test_D10_zimo_bonus_setting_and_D10a_streak(bonus: int, streak: int) -> None:
     rnd = deal(
+        DUYUN,
         ["123m456m789m234p55p", "336699m2258s147p", "2379m4578s13579p"],
         streak=streak,
         zimo_bonus=bonus,
@@ -62,6 +63,7 @@ def test_D10_zimo_bonus_setting_and_D10a_streak(bonus: int, streak: int) -> None
 
 def _non_dealer_self_draw(streak: int) -> list[tuple[int, int, str, int, str]]:
     rnd = deal(
+        DUYUN,
         ["234566m2468s2468p", "123m456m789m234p5p", "3579m3579s3579p9m"],
         draws="5p",
         streak=streak,
@@ -88,7 +90,7 @@ PINGHU_HANDS = ["3455m78m2468s245p9s", "123m456m789m234p5p", "3579m3579s3679p9m"
 
 
 def test_D7_pinghu_on_discard_without_dou_is_not_offered() -> None:
-    rnd = deal(PINGHU_HANDS, draws="9p5p", **OFF)
+    rnd = deal(DUYUN, PINGHU_HANDS, draws="9p5p", **OFF)
     play(rnd, "0:discard:5p")
     # no window: seat 1 simply draws; no lock was set (D8: a win not allowed sets no lock)
     assert rnd.phase is Phase.TURN and rnd.turn == 1
@@ -97,20 +99,20 @@ def test_D7_pinghu_on_discard_without_dou_is_not_offered() -> None:
 
 
 def test_D7_pinghu_on_discard_allowed_when_setting_off() -> None:
-    rnd = deal(PINGHU_HANDS, pinghu_discard_needs_dou=False, **OFF)
+    rnd = deal(DUYUN, PINGHU_HANDS, pinghu_discard_needs_dou=False, **OFF)
     play(rnd, "0:discard:5p", "1:win")
     assert sorted(lines(rnd)) == sorted([(0, 1, "牌型:平胡", 1, "D6"), (0, 1, "连庄", 1, "D10a")])
 
 
 def test_D7_big_pattern_wins_on_discard_without_dou() -> None:
-    rnd = deal(["3455m78m2468s245p9s", "222m444m666m999s5p", "3579m3578s3679p9m"], **OFF)
+    rnd = deal(DUYUN, ["3455m78m2468s245p9s", "222m444m666m999s5p", "3579m3578s3679p9m"], **OFF)
     play(rnd, "0:discard:5p", "1:win")
     assert sorted(lines(rnd)) == sorted([(0, 1, "牌型:大对子", 5, "D6"), (0, 1, "连庄", 1, "D10a")])
 
 
 def test_D7_qingyise_wins_on_discard_without_dou() -> None:
     # 清一色 has a 平胡 shape but is a bigger pattern (10): it needs no 豆 on a discard.
-    rnd = deal(["3455m78m2468s245p9s", "123m456m789m34m11m", "3579m3579s3679p9m"], **OFF)
+    rnd = deal(DUYUN, ["3455m78m2468s245p9s", "123m456m789m34m11m", "3579m3579s3679p9m"], **OFF)
     play(rnd, "0:discard:5m", "1:win")
     assert sorted(lines(rnd)) == sorted(
         [(0, 1, "牌型:清一色", 10, "D6"), (0, 1, "连庄", 1, "D10a")]
@@ -121,6 +123,7 @@ def test_D7_pinghu_with_a_dou_wins_on_discard() -> None:
     # dealer discards 7s, seat 1 kongs it (明豆), discards the replacement 9p; seat 2 draws
     # and discards 5p; seat 1 wins 平胡 with its 豆.
     rnd = deal(
+        DUYUN,
         ["234566m2468s24p7s9s", "777s123m456m789m5p", "3579m3589s3679p9m"],
         draws="5p",
         back="9p",
@@ -134,6 +137,7 @@ def test_D8_pass_locks_until_own_draw_and_baopai_is_paid() -> None:
     # seat 1 waits on 5p for 大对子. It passes seat 2's 5p, is locked when the dealer
     # discards 5p (包牌 5 to each other player), then self-draws 5p after its draw.
     rnd = deal(
+        DUYUN,
         ["3455m78m2468s246p3s", "222m444m666m999s5p", "3579m3578s3679p9m"],
         draws="9p5p5p5p",
         **OFF,
@@ -158,6 +162,7 @@ def test_D8_pass_locks_until_own_draw_and_baopai_is_paid() -> None:
 
 def test_D8_baopai_off_posts_no_baopai() -> None:
     rnd = deal(
+        DUYUN,
         ["3455m78m2468s246p3s", "222m444m666m999s5p", "3579m3578s3679p9m"],
         draws="9p5p5p5p",
         baopai=False,
@@ -171,6 +176,7 @@ def test_D8_baopai_off_posts_no_baopai() -> None:
 def test_D8_win_not_allowed_sets_no_lock_and_no_baopai() -> None:
     # seat 1's 平胡 has no 豆: neither 5p discard is offered, so no lock and no 包牌.
     rnd = deal(
+        DUYUN,
         ["3455m78m2468s246p3s", "123m456m789m234p5p", "3579m3578s3679p9m"],
         draws="9p5p5p5p",
         **OFF,
@@ -190,7 +196,7 @@ BAOTING_HANDS = ["3455m78m2468s246p3s", "123m456m789m234p9s", "3579m3578s3679p9m
 
 
 def test_D9_baoting_only_with_first_discard() -> None:
-    rnd = deal(BAOTING_HANDS, draws="5p2m3m", **OFF)
+    rnd = deal(DUYUN, BAOTING_HANDS, draws="5p2m3m", **OFF)
     dealer_declares = [a for a in rnd.legal_actions(0) if a.declare]
     assert dealer_declares == []  # the dealer's hand is not ready after any discard
     play(rnd, "0:discard:3s")
@@ -200,7 +206,7 @@ def test_D9_baoting_only_with_first_discard() -> None:
 
 def test_D9_baoting_hand_is_frozen_and_wins_pinghu_on_discard() -> None:
     # seat 1 draws 5p and declares with 9s, keeping 123m456m789m234p5p: it waits on 5p
-    rnd = deal(BAOTING_HANDS, draws="5p2m3m8s5p", **OFF)
+    rnd = deal(DUYUN, BAOTING_HANDS, draws="5p2m3m8s5p", **OFF)
     play(rnd, "0:discard:3s", "1:declare:9s")
     assert rnd.seats[1].declared
     play(rnd, "2:discard:2m", "0:discard:3m")
@@ -213,7 +219,7 @@ def test_D9_baoting_hand_is_frozen_and_wins_pinghu_on_discard() -> None:
 
 
 def test_D9_baoting_pass_on_drawn_win_sets_lock() -> None:
-    rnd = deal(BAOTING_HANDS, draws="5p2m3m5p", **OFF)
+    rnd = deal(DUYUN, BAOTING_HANDS, draws="5p2m3m5p", **OFF)
     play(rnd, "0:discard:3s", "1:declare:9s", "2:discard:2m", "0:discard:3m")
     assert rnd.turn == 1 and [a.type for a in rnd.legal_actions(1)] == [
         ActionType.WIN,
@@ -226,6 +232,7 @@ def test_D9_baoting_pass_on_drawn_win_sets_lock() -> None:
 def test_D10_kong_replacement_win_is_gangshanghua() -> None:
     # dealer: concealed kong of 9s on its first turn, the replacement 5p wins.
     rnd = deal(
+        DUYUN,
         ["9999s123m456m789m5p", "336699m2258s147p", "2237m4578s13579p"],
         back="5p",
         **OFF,
@@ -244,6 +251,7 @@ def test_D10_kong_replacement_win_is_gangshanghua() -> None:
 def test_D13_hot_discard_after_kong_pays_double_pattern_plus_one_and_burns_dou() -> None:
     # the dealer kongs 8p on its first turn and discards 5p: seat 1 wins 大对子 on it.
     rnd = deal(
+        DUYUN,
         ["8888p123m456m789m5p", "222m444m666m999s5p", "3579m3578s3679p9m"],
         back="3s",
         **OFF,
@@ -261,6 +269,7 @@ def test_D13_hot_discard_after_kong_pays_double_pattern_plus_one_and_burns_dou()
 
 def test_D13_hot_discard_lets_a_bare_pinghu_win() -> None:
     rnd = deal(
+        DUYUN,
         ["8888p123m456m789m5p", "123m456m789m234p5p", "3579m3578s3679p9m"],
         back="3s",
         **OFF,
@@ -275,6 +284,7 @@ def test_D14_robbing_an_added_kong() -> None:
     # seat 2 pungs the dealer's 6s, later draws the fourth 6s and adds it: seat 1 robs it
     # with a bare 平胡 (no 豆 needed).
     rnd = deal(
+        DUYUN,
         ["234566m2468p245p6s", "123m456m789m45s99p", "66s3579m3579p38s4p"],
         draws="7p8p6s",
         **OFF,
@@ -293,10 +303,10 @@ def test_D8_baopai_is_posted_on_huangzhuang() -> None:
     # out (黄庄), and the 包牌 of its locked chance on the dealer's 5p still stands (D8, D21.4).
     hands = ["3455m78m2468s245p3s", "222m444m666m999s5p", "3579m3578s3556p9m"]
     for baopai in (True, False):
-        rnd = deal(hands, draws="9p1p9s", baopai=baopai, **OFF)
+        rnd = deal(DUYUN, hands, draws="9p1p9s", baopai=baopai, **OFF)
         play(rnd, "0:discard:3s", "1:discard:9p", "2:discard:5p", "1:pass", "0:discard:5p")
         assert [(c.seat, c.tile.code, c.from_seat) for c in rnd.locked_chances] == [(1, "5p", 0)]
-        exhaust(rnd)
+        play_out(rnd, no_wins=True)
         assert rnd.end_reason == "exhausted" and rnd.wins == []
         baopai_lines = [line for line in lines(rnd) if line[2] == "包牌"]
         if baopai:
@@ -312,6 +322,7 @@ def test_D13_baoting_adds_10_undoubled_on_a_hot_discard() -> None:
     # seat 1 declares 报听 (waiting 2p/5p with a bare 平胡); seat 2 kongs 7s and discards the
     # replacement 5p: seat 1 wins the 热炮. The pattern is doubled (+1), the 报听 10 is not.
     rnd = deal(
+        DUYUN,
         ["3455m78m2468s246p3s", "123m456m789m234p9s", "3579m7778s3679p9m"],
         draws="5p7s",
         back="5p",
@@ -332,6 +343,7 @@ def test_D13_baoting_adds_10_undoubled_on_a_hot_discard() -> None:
 def test_D14_baoting_adds_10_on_robbing_a_kong() -> None:
     # test_D14_robbing_an_added_kong, with seat 1 declaring 报听 on its first discard (8p).
     rnd = deal(
+        DUYUN,
         ["234566m2468p245p6s", "123m456m789m45s99p", "66s3579m3579p38s4p"],
         draws="7p8p6s",
         **OFF,

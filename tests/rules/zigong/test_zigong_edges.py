@@ -7,12 +7,11 @@ Every expected line is worked out by hand from ``shared/rules/zigong.md``.
 
 from __future__ import annotations
 
-from zigong_support import A, B, C, act, action, deal, lines, notes, play_out
-
 from majiang.actions import Action, ActionType
 from majiang.record import record_of, replay
 from majiang.state import MeldKind, Phase, WinSource
 from majiang.tiles import Tile
+from tests.rules.scenario import ZIGONG, A, B, C, action, deal, lines, notes, play, play_out
 
 # -- Z21: a 补杠 robbed by two players, 一牌多用 on ------------------------------------------
 
@@ -35,10 +34,10 @@ DOUBLE_ROB_SCRIPT = (
 def test_Z21_two_robbers_void_the_kong_which_still_counts_as_gen() -> None:
     """Z21: with several robbers the robbed 补杠 is still made, its money is void, and it
     counts as 根 when the konger wins later."""
-    rnd = deal(DOUBLE_ROB_HANDS, draws="1s2s4p6s5s", back="6p", multi_use=True)
-    act(rnd, DOUBLE_ROB_SCRIPT)
+    rnd = deal(ZIGONG, DOUBLE_ROB_HANDS, draws="1s2s4p6s5s", back="6p", multi_use=True)
+    play(rnd, DOUBLE_ROB_SCRIPT)
     assert rnd.phase is Phase.ROB and rnd.pending() == (2, 3)
-    act(rnd, "2 win; 3 win")
+    play(rnd, "2 win; 3 win")
     assert [(w.seat, w.source, w.from_seat) for w in rnd.wins] == [
         (2, WinSource.ROBBING, 1),
         (3, WinSource.ROBBING, 1),
@@ -46,7 +45,7 @@ def test_Z21_two_robbers_void_the_kong_which_still_counts_as_gen() -> None:
     # The kong is completed anyway: seat 1 holds it and draws the replacement (6p).
     assert [(m.kind, m.tile) for m in rnd.seats[1].melds] == [(MeldKind.ADDED_KONG, Tile.S6)]
     assert rnd.turn == 1 and rnd.seats[1].drawn is Tile.P6
-    act(rnd, "1 discard 6p; 0 discard 5s; 1 win")
+    play(rnd, "1 discard 6p; 0 discard 5s; 1 win")
     assert rnd.end_reason == "last_player"
     # Robbers: 平胡 0 + 抢杠胡 1 = 1 → 2 each, paid by the robbed seat 1 (Z12).
     # No 补杠 line at all: void (Z21). Seat 1 on the dealer's 5s: 123s 456p 789p 55s + the
@@ -73,18 +72,18 @@ GSP_HANDS = ["6s234s789s123p13p55p", "66s123s5s456p789p9p", "123p456p789p57s88s"
 def test_Z21_gangshangpao_after_a_robbed_kong_gets_no_transfer() -> None:
     """Z21: the robbed kong's money went to the one robber, final; the player who then wins
     the konger's replacement discard (杠上炮) gets no 呼叫转移 for that kong."""
-    rnd = deal(GSP_HANDS, draws="9s1s6s", back="2p", multi_use=True)
-    act(
+    rnd = deal(ZIGONG, GSP_HANDS, draws="9s1s6s", back="2p", multi_use=True)
+    play(
         rnd,
         "2 pass; 0 discard 6s; 1 pung 6s; 2 pass; 1 discard 9p; 2 discard 9s; 0 discard 1s;"
         " 1 kong 6s",
     )
     assert rnd.phase is Phase.ROB and rnd.pending() == (2,)
-    act(rnd, "2 win")
+    play(rnd, "2 win")
     assert [(m.kind, m.tile) for m in rnd.seats[1].melds] == [(MeldKind.ADDED_KONG, Tile.S6)]
-    act(rnd, "1 discard 2p")
+    play(rnd, "1 discard 2p")
     assert rnd.legal_actions(0) == [Action(ActionType.WIN, 0), Action(ActionType.PASS, 0)]
-    act(rnd, "0 win")
+    play(rnd, "0 win")
     assert rnd.end_reason == "last_player"
     assert rnd.wins[-1].after_kong_discard
     # 补杠: 1 from each other seat still in the hand, i.e. the dealer only (seat 2 has just
@@ -104,11 +103,11 @@ def test_Z21_gangshangpao_after_a_robbed_kong_transfers_no_kong_of_that_turn() -
     the replacement discard is won (杠上炮). "That winner gets no transfer": the 暗杠's money
     stays with seat 1 instead of moving to the 杠上炮 winner as Z15 alone would have it."""
     hands = ["6s234s789s123p13p55p", "66s1111s5s456p78p9s", "123p456p789p57s88s"]
-    rnd = deal(hands, draws="9s9p6s", back="3s2p", multi_use=True)
-    act(rnd, "2 pass; 0 discard 6s; 1 pung 6s; 2 pass; 1 discard 9s; 2 discard 9s;"
+    rnd = deal(ZIGONG, hands, draws="9s9p6s", back="3s2p", multi_use=True)
+    play(rnd, "2 pass; 0 discard 6s; 1 pung 6s; 2 pass; 1 discard 9s; 2 discard 9s;"
              " 0 discard 9p; 1 kong 1s; 1 kong 6s")
     assert rnd.phase is Phase.ROB and rnd.pending() == (2,)
-    act(rnd, "2 win; 1 discard 2p; 0 win")
+    play(rnd, "2 win; 1 discard 2p; 0 win")
     assert rnd.wins[-1].after_kong_discard and rnd.end_reason == "last_player"
     # 暗杠 1s: 2 from each other seat (Z14), kept. 补杠 6s: 1 from the dealer (seat 2 has
     # won), passed to the robber (Z21). Robber and 杠上炮 winner: 平胡 0 + 1 → 2 each.
@@ -130,13 +129,14 @@ def test_Z17_tuishui_refunds_a_payer_who_already_won() -> None:
     """Z17: the konger is not ready at exhaustion; everyone who paid for the kong gets it
     back, "including players who have already won"."""
     rnd = deal(
+        ZIGONG,
         ["3333p1s4s7s2s5s8s1p5p8p9p", "123s456s789s46p99p", "1s2s3s4s5s7s8s1p2p4p6p7p8p"],
         draws="5p",
         back="6s",
     )
-    act(rnd, "1 pass; 0 kong 3p; 0 discard 6s")
+    play(rnd, "1 pass; 0 kong 3p; 0 discard 6s")
     assert rnd.turn == 1 and rnd.seats[1].drawn is Tile.P5
-    act(rnd, "1 win")
+    play(rnd, "1 win")
     assert rnd.wins[0].payers == (2, 0)
     play_out(rnd)
     assert rnd.end_reason == "exhausted"
@@ -163,12 +163,12 @@ def test_Z17_tuishui_refunds_a_payer_who_already_won() -> None:
 def test_Z13_two_identical_luobo_each_count() -> None:
     """Z13: "two identical 萝卜 tiles count twice": one 6s in the winning hand with 萝卜 6s 6s
     adds 2 底分 per payer."""
-    rnd = deal(["333p666p999p33s56s9s", A, B, C], draws="1s2s8s7s", back="6s6s", luobo=2)
+    rnd = deal(ZIGONG, ["333p666p999p33s56s9s", A, B, C], draws="1s2s8s7s", back="6s6s", luobo=2)
     assert rnd.observation(2)["luobo"] == ["6s", "6s"]
     assert rnd.wall.remaining == 72 - 53 - 2
-    act(rnd, "0 discard 9s; 1 discard 1s; 2 discard 2s; 3 discard 8s")
+    play(rnd, "0 discard 9s; 1 discard 1s; 2 discard 2s; 3 discard 8s")
     assert rnd.seats[0].drawn is Tile.S7
-    act(rnd, "0 win")
+    play(rnd, "0 win")
     play_out(rnd)
     # 333p 666p 999p 567s 33s: 平胡 0 → 1, 自摸加底 1, 萝卜 1 + 1 = 2, from each other seat.
     assert lines(rnd) == [
@@ -190,8 +190,8 @@ BAOGANG_WIN_HANDS = ["1p2p3p5p6p8p9p2s3s4s5s6s7s9s", "111p23p111s23s678s"]
 def test_Z20_ticked_tile_discarded_and_winning_offers_hu_first_then_kong() -> None:
     """Z20: a ticked tile whose fourth copy is discarded and also wins: 胡 is offered first;
     declining it triggers Z8 and the kong follows."""
-    rnd = deal(BAOGANG_WIN_HANDS, back="4p")
-    act(rnd, "1 declare ticks=1p; 0 discard 1p")
+    rnd = deal(ZIGONG, BAOGANG_WIN_HANDS, back="4p")
+    play(rnd, "1 declare ticks=1p; 0 discard 1p")
     # 胡 first; the only other answer is the kong itself (declining; no plain 过).
     assert rnd.legal_actions(1) == [Action(ActionType.WIN, 1), Action(ActionType.KONG, 1, Tile.P1)]
     events = rnd.apply(action("1 kong 1p"))
@@ -215,8 +215,8 @@ def test_Z20_timeout_on_the_ticked_winning_discard() -> None:
     """Z19/Z20: a timeout on the offered win follows ``timeout_takes_win``; when it does not
     take the win, it declines, and the kong follows."""
     for takes, expected in ((True, Action(ActionType.WIN, 1)), (False, None)):
-        rnd = deal(BAOGANG_WIN_HANDS, back="4p", timeout_takes_win=takes)
-        act(rnd, "1 declare ticks=1p; 0 discard 1p")
+        rnd = deal(ZIGONG, BAOGANG_WIN_HANDS, back="4p", timeout_takes_win=takes)
+        play(rnd, "1 declare ticks=1p; 0 discard 1p")
         timeout = rnd.timeout_action(1)
         if expected is not None:
             assert timeout == expected
@@ -234,8 +234,8 @@ def test_Z6_Z19_automatic_baojiao_discards_are_not_decisions() -> None:
     """Z6: "Automatic 报叫 discards (Z19) never count as timeouts": the declared seat's
     non-winning draws are discarded for it without it ever being asked (nothing pending,
     no timeout action), and they are not its actions in the record."""
-    rnd = deal(["124578s124578p9s3p", "123s456s789s46p99p"], draws="3s")
-    act(rnd, "1 declare")
+    rnd = deal(ZIGONG, ["124578s124578p9s3p", "123s456s789s46p99p"], draws="3s")
+    play(rnd, "1 declare")
     assert rnd.seats[1].declared and rnd.turn == 0
     events = rnd.apply(action("0 discard 3p"))
     # Inside the dealer's action: seat 1 draws 3s, it is discarded for it, the dealer draws.

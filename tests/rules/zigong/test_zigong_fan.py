@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from zigong_support import act, deal, lines, notes
+
+from tests.rules.scenario import ZIGONG, deal, lines, notes, play
 
 # Two seats: the dealer discards the tile, seat 1 wins on it; 2 players end at the first win.
 PATTERNS = [
@@ -44,8 +45,8 @@ def test_Z11_patterns_on_a_discard(
     hand: str, dealer: str, tile: str, *, category: str, points: int, note: str
 ) -> None:
     """Each pattern's fan, won on the dealer's discard (地胡 off so the pattern shows)."""
-    rnd = deal([dealer, hand], tiandihu=False)
-    act(rnd, f"1 pass; 0 discard {tile}; 1 win")
+    rnd = deal(ZIGONG, [dealer, hand], tiandihu=False)
+    play(rnd, f"1 pass; 0 discard {tile}; 1 win")
     assert lines(rnd) == [(0, 1, category, points, "Z11")]
     assert notes(rnd) == [note]
 
@@ -55,10 +56,10 @@ SELF_DRAW_SCRIPT = "0 discard 9s; 1 discard 1s; 2 discard 2s; 3 discard 4s; 0 wi
 
 
 def _self_draw(**settings: object):
-    from zigong_support import A, B, C, play_out
+    from tests.rules.scenario import A, B, C, play_out
 
-    rnd = deal([SELF_DRAW_HAND, A, B, C], draws="1s2s4s6s", **settings)
-    act(rnd, SELF_DRAW_SCRIPT)
+    rnd = deal(ZIGONG, [SELF_DRAW_HAND, A, B, C], draws="1s2s4s6s", **settings)
+    play(rnd, SELF_DRAW_SCRIPT)
     play_out(rnd)
     return rnd
 
@@ -85,12 +86,12 @@ def test_Z11_zimo_add_fan_and_none() -> None:
 
 def test_Z13_luobo_each_matching_tile_adds_one() -> None:
     """萝卜 6s and 3p (taken off the back, shown to all); the hand holds 3×6s and 3×3p: +6."""
-    from zigong_support import A, B, C, play_out
+    from tests.rules.scenario import A, B, C, play_out
 
-    rnd = deal([SELF_DRAW_HAND, A, B, C], draws="1s2s4s6s", back="6s3p", luobo=2)
+    rnd = deal(ZIGONG, [SELF_DRAW_HAND, A, B, C], draws="1s2s4s6s", back="6s3p", luobo=2)
     assert rnd.observation(1)["luobo"] == ["6s", "3p"]
     assert rnd.wall.remaining == 72 - 53 - 2
-    act(rnd, SELF_DRAW_SCRIPT)
+    play(rnd, SELF_DRAW_SCRIPT)
     play_out(rnd)
     assert lines(rnd) == [
         line
@@ -105,10 +106,10 @@ def test_Z13_luobo_each_matching_tile_adds_one() -> None:
 
 def test_Z11_tianhu_is_the_cap_plus_zimo_base() -> None:
     """天胡: the dealer wins on the dealt 14: fan = cap (4), 自摸加底 still added."""
-    from zigong_support import A, B, C, play_out
+    from tests.rules.scenario import A, B, C, play_out
 
-    rnd = deal(["333p666p999p33s666s", A, B, C])
-    act(rnd, "0 win")
+    rnd = deal(ZIGONG, ["333p666p999p33s666s", A, B, C])
+    play(rnd, "0 win")
     play_out(rnd)
     assert lines(rnd) == [
         line
@@ -120,19 +121,19 @@ def test_Z11_tianhu_is_the_cap_plus_zimo_base() -> None:
 
 def test_Z11_dihu_and_tiandihu_off() -> None:
     """地胡: a non-dealer wins on the dealer's first discard: fan = cap; off: the pattern."""
-    from zigong_support import B, C, play_out
+    from tests.rules.scenario import B, C, play_out
 
     for tiandihu, expected in ((True, ("牌型:地胡", 16)), (False, ("牌型:碰碰胡", 2))):
-        rnd = deal(["124578s124578p69s", "333p666p999p33s66s", B, C], tiandihu=tiandihu)
-        act(rnd, "1 pass; 0 discard 6s; 1 win")
+        rnd = deal(ZIGONG, ["124578s124578p69s", "333p666p999p33s66s", B, C], tiandihu=tiandihu)
+        play(rnd, "1 pass; 0 discard 6s; 1 win")
         play_out(rnd)
         assert lines(rnd) == [(0, 1, *expected, "Z11")]
 
 
 def test_Z11_jingougou_four_melds_lone_tile() -> None:
     """金钩钩: four 碰 on the table, the win completes the lone pair tile: 碰碰胡 1 + 1."""
-    rnd = deal(["123689s12346899p", "1122579s334457p"])
-    act(
+    rnd = deal(ZIGONG, ["123689s12346899p", "1122579s334457p"])
+    play(
         rnd,
         "0 discard 1s; 1 pung 1s; 1 discard 5s; 0 discard 2s; 1 pung 2s; 1 discard 7s;"
         " 0 discard 3p; 1 pung 3p; 1 discard 5p; 0 discard 4p; 1 pung 4p; 1 discard 7p;"
@@ -147,10 +148,10 @@ DIANGANG_HAND = "666p333p999p33s66s1s"
 
 def test_Z12_dianganghua_as_zimo_by_default() -> None:
     """杠上开花 after a 直杠: paid as 自摸 by every other player (default ``zimo``)."""
-    from zigong_support import A, B, C, play_out
+    from tests.rules.scenario import A, B, C, play_out
 
-    rnd = deal([DIANGANG_HAND, A, B, C], draws="6p", back="3s")
-    act(rnd, "0 discard 1s; 1 discard 6p; 0 kong 6p; 0 win")
+    rnd = deal(ZIGONG, [DIANGANG_HAND, A, B, C], draws="6p", back="3s")
+    play(rnd, "0 discard 1s; 1 discard 6p; 0 kong 6p; 0 win")
     play_out(rnd)
     assert lines(rnd) == [(1, 0, "直杠", 2, "Z14")] + [
         line
@@ -162,10 +163,10 @@ def test_Z12_dianganghua_as_zimo_by_default() -> None:
 
 def test_Z12_dianganghua_feeder_pays_alone() -> None:
     """``dianganghua=feeder``: the player who fed the 直杠 pays the 自摸 amount alone."""
-    from zigong_support import A, B, C, play_out
+    from tests.rules.scenario import A, B, C, play_out
 
-    rnd = deal([DIANGANG_HAND, A, B, C], draws="6p", back="3s", dianganghua="feeder")
-    act(rnd, "0 discard 1s; 1 discard 6p; 0 kong 6p; 0 win")
+    rnd = deal(ZIGONG, [DIANGANG_HAND, A, B, C], draws="6p", back="3s", dianganghua="feeder")
+    play(rnd, "0 discard 1s; 1 discard 6p; 0 kong 6p; 0 win")
     play_out(rnd)
     assert lines(rnd) == [
         (1, 0, "直杠", 2, "Z14"),
@@ -179,8 +180,8 @@ def test_Z11_dihu_after_dealer_concealed_kong() -> None:
 
     That discard is also 杠上炮, so the 暗杠 money moves to the winner (Z15).
     """
-    rnd = deal(["1111s24578s1245p6s", "333p666p999p33s66s"], back="9s")
-    act(rnd, "1 pass; 0 kong 1s; 0 discard 6s; 1 win")
+    rnd = deal(ZIGONG, ["1111s24578s1245p6s", "333p666p999p33s66s"], back="9s")
+    play(rnd, "1 pass; 0 kong 1s; 0 discard 6s; 1 win")
     assert lines(rnd) == [
         (1, 0, "暗杠", 2, "Z14"),
         (0, 1, "呼叫转移", 2, "Z15"),

@@ -9,13 +9,13 @@ Every expected line is worked out by hand from ``shared/rules/zigong.md``.
 from __future__ import annotations
 
 import pytest
-from zigong_support import ZIGONG, A, B, C, act, deal, lines, notes, play_out
 
 from majiang.actions import Action, ActionType
 from majiang.match import Match
 from majiang.round import Round
 from majiang.state import MeldKind, Phase, WinSource
 from majiang.tiles import Tile
+from tests.rules.scenario import ZIGONG, A, B, C, deal, lines, notes, play, play_out
 
 # -- Z3: the discard of the last wall tile --------------------------------------------------
 
@@ -31,7 +31,7 @@ def _discard_drawn_until_the_wall_is_empty(rnd: Round) -> None:
     while rnd.wall.remaining > 0:
         seat = rnd.pending()[0]
         if rnd.window is not None:
-            act(rnd, f"{seat} pass")
+            play(rnd, f"{seat} pass")
         else:
             rnd.apply(Action(ActionType.DISCARD, seat, rnd.seats[seat].drawn))
 
@@ -40,8 +40,8 @@ def test_Z3_last_tile_discard_can_be_won_not_punged_or_konged() -> None:
     """Z3: "The discard of the last wall tile may be won on, but not claimed with 碰 or 杠."
     The same 1p discarded while the wall still has tiles offers 胡, 杠 and 碰."""
     # Control: seat 1 draws 1p first and discards it mid-hand.
-    rnd = deal(LAST_TILE_HANDS, draws="1p")
-    act(rnd, "0 discard 5p; 1 discard 1p")
+    rnd = deal(ZIGONG, LAST_TILE_HANDS, draws="1p")
+    play(rnd, "0 discard 5p; 1 discard 1p")
     assert rnd.legal_actions(0) == [
         Action(ActionType.WIN, 0),
         Action(ActionType.KONG, 0, Tile.P1),
@@ -49,15 +49,15 @@ def test_Z3_last_tile_discard_can_be_won_not_punged_or_konged() -> None:
         Action(ActionType.PASS, 0),
     ]
     # The ruling: the same 1p as the last wall tile.
-    rnd = deal(LAST_TILE_HANDS, back="1p")
-    act(rnd, "0 discard 5p")
+    rnd = deal(ZIGONG, LAST_TILE_HANDS, back="1p")
+    play(rnd, "0 discard 5p")
     _discard_drawn_until_the_wall_is_empty(rnd)
     assert rnd.turn == 1 and rnd.seats[1].drawn is Tile.P1
     held = " ".join(t.code for t in rnd.seats[0].concealed())
     assert held == "4s 5s 6s 7s 8s 9s 9s 9s 1p 1p 1p 2p 3p"
-    act(rnd, "1 discard 1p")
+    play(rnd, "1 discard 1p")
     assert rnd.legal_actions(0) == [Action(ActionType.WIN, 0), Action(ActionType.PASS, 0)]
-    act(rnd, "0 win")
+    play(rnd, "0 win")
     assert rnd.end_reason == "last_player"
     # 111p 123p 456s 789s 99s on seat 1's discard, holding all four 1p: 平胡 0 + 根 1 = 1
     # → 2^1 = 2 from the discarder.
@@ -81,8 +81,8 @@ def test_Z3_hu_beats_kong_between_two_players() -> None:
     (杠 against 碰 between two players cannot arise: the 杠 needs three copies in one hand and
     the 碰 two in another, six copies of a tile that has four.)
     """
-    rnd = deal(HU_OVER_KONG_HANDS, tiandihu=False)
-    act(rnd, "2 pass; 0 discard 5p")
+    rnd = deal(ZIGONG, HU_OVER_KONG_HANDS, tiandihu=False)
+    play(rnd, "2 pass; 0 discard 5p")
     assert rnd.pending() == (1, 2)
     assert rnd.legal_actions(1) == [
         Action(ActionType.KONG, 1, Tile.P5),
@@ -90,9 +90,9 @@ def test_Z3_hu_beats_kong_between_two_players() -> None:
         Action(ActionType.PASS, 1),
     ]
     assert rnd.legal_actions(2) == [Action(ActionType.WIN, 2), Action(ActionType.PASS, 2)]
-    act(rnd, "1 kong 5p")
+    play(rnd, "1 kong 5p")
     assert rnd.pending() == (2,) and rnd.seats[1].melds == [] and rnd.kongs == []
-    act(rnd, "2 win")
+    play(rnd, "2 win")
     assert [(w.seat, w.source, w.from_seat) for w in rnd.wins] == [(2, WinSource.DISCARD, 0)]
     assert rnd.seats[1].melds == [] and rnd.kongs == [] and rnd.seats[1].hand[Tile.P5] == 3
     # Z4: a single win, so the first seat after the winner draws.
@@ -113,19 +113,19 @@ GUOSHOU_KONG_HANDS = ["33s666p333p999p78s1s", C, B, A]
 def test_Z7_zhigang_offered_after_passing_a_peng() -> None:
     """Z7: "A player who could 碰 and passed cannot 碰 anything until their own next draw.
     直杠 is not blocked." The locked dealer is offered 直杠 6p (and no 碰) and makes it."""
-    rnd = deal(GUOSHOU_KONG_HANDS, draws="5s6p", back="1p")
-    act(rnd, "0 discard 1s; 1 discard 3s")
+    rnd = deal(ZIGONG, GUOSHOU_KONG_HANDS, draws="5s6p", back="1p")
+    play(rnd, "0 discard 1s; 1 discard 3s")
     assert rnd.legal_actions(0) == [Action(ActionType.PUNG, 0, Tile.S3), Action(ActionType.PASS, 0)]
-    act(rnd, "0 pass")
+    play(rnd, "0 pass")
     assert rnd.seats[0].pung_lock
-    act(rnd, "2 discard 6p")
+    play(rnd, "2 discard 6p")
     assert rnd.legal_actions(0) == [Action(ActionType.KONG, 0, Tile.P6), Action(ActionType.PASS, 0)]
-    act(rnd, "0 kong 6p")
+    play(rnd, "0 kong 6p")
     assert [(m.kind, m.tile, m.from_seat) for m in rnd.seats[0].melds] == [
         (MeldKind.EXPOSED_KONG, Tile.P6, 2)
     ]
     assert rnd.turn == 0 and rnd.seats[0].drawn is Tile.P1
-    act(rnd, "0 discard 1p")
+    play(rnd, "0 discard 1p")
     play_out(rnd)
     # 直杠: the discarder pays 2. At exhaustion the dealer holds 33s 78s 333p 999p + the 6p
     # kong, ready on 6s and 9s: 平胡 0 + 根 1 = 1 → 2 from each seat not ready.
@@ -144,19 +144,19 @@ def test_Z8_passing_a_robbable_kong_locks_until_next_discard() -> None:
     """Z8: passing a 胡 "covers a win on a discard, on a robbed kong, and on their own draw":
     after passing the rob, seat 1 cannot 胡 the konger's 3s; after its own next discard it
     wins the next 3s."""
-    rnd = deal(ROB_LOCK_HANDS, draws="9s5s2s6s2s4p", back="5p")
-    act(
+    rnd = deal(ZIGONG, ROB_LOCK_HANDS, draws="9s5s2s6s2s4p", back="5p")
+    play(
         rnd,
         "0 discard 1s; 1 discard 6s; 0 pung 6s; 0 discard 1s; 1 discard 8s;"
         " 2 discard 2s; 0 kong 6s",
     )
     assert rnd.phase is Phase.ROB and rnd.pending() == (1,)
     assert rnd.legal_actions(1) == [Action(ActionType.WIN, 1), Action(ActionType.PASS, 1)]
-    act(rnd, "1 pass")
+    play(rnd, "1 pass")
     assert rnd.seats[1].win_lock
     assert [(m.kind, m.tile) for m in rnd.seats[0].melds] == [(MeldKind.ADDED_KONG, Tile.S6)]
     assert rnd.seats[0].drawn is Tile.P5
-    act(rnd, "0 discard 3s")
+    play(rnd, "0 discard 3s")
     # No window: the 3s would complete seat 1's hand, but it is locked.
     assert rnd.window is None and rnd.turn == 1 and rnd.wins == []
     chance = rnd.locked_chances[-1]
@@ -166,11 +166,11 @@ def test_Z8_passing_a_robbable_kong_locks_until_next_discard() -> None:
         0,
         WinSource.DISCARD,
     )
-    act(rnd, "1 discard 2s")
+    play(rnd, "1 discard 2s")
     assert not rnd.seats[1].win_lock
-    act(rnd, "2 discard 3s")
+    play(rnd, "2 discard 3s")
     assert rnd.legal_actions(1) == [Action(ActionType.WIN, 1), Action(ActionType.PASS, 1)]
-    act(rnd, "1 win")
+    play(rnd, "1 win")
     play_out(rnd)
     assert rnd.end_reason == "exhausted"
     # 补杠 6s: 1 from each other seat in the hand (1, 2). Seat 1 on seat 2's 3s: 345s 99s
@@ -201,12 +201,12 @@ def test_Z4_self_draw_winner_shown_to_all_and_next_seat_draws() -> None:
     """Z4: "A winner leaves the hand: their tiles are frozen and shown", seen by every other
     seat and by a spectator; "After a single win, the next player to draw is the first player
     after the winner who has not won"."""
-    rnd = deal(ZIMO_HANDS, draws="6s2p6s3p5p")
-    act(rnd, "1 pass; 2 pass; 0 discard 3p; 1 discard 6s")
+    rnd = deal(ZIGONG, ZIMO_HANDS, draws="6s2p6s3p5p")
+    play(rnd, "1 pass; 2 pass; 0 discard 3p; 1 discard 6s")
     assert rnd.turn == 2 and rnd.seats[2].drawn is Tile.P2
     for viewer in (0, 1, 3, None):
         assert "concealed" not in rnd.observation(viewer)["seats"][2]
-    act(rnd, "2 win")
+    play(rnd, "2 win")
     assert not rnd.ended
     # Seat 3, the first after the winner, draws.
     assert rnd.turn == 3 and rnd.seats[3].drawn is Tile.S6
@@ -216,9 +216,9 @@ def test_Z4_self_draw_winner_shown_to_all_and_next_seat_draws() -> None:
         assert seat["won"] is True and " ".join(seat["concealed"]) == shown
         assert seat["win"] == {"tile": "2p", "source": "self_draw", "from": None}
         assert all("concealed" not in rnd.observation(viewer)["seats"][s] for s in (0, 1, 3))
-    act(rnd, "3 discard 6s; 0 discard 3p")
+    play(rnd, "3 discard 6s; 0 discard 3p")
     assert rnd.turn == 1 and rnd.seats[1].drawn is Tile.P5
-    act(rnd, "1 win")
+    play(rnd, "1 win")
     # Seat 2 after the winner has won: seat 3 draws.
     assert not rnd.ended and rnd.turn == 3 and rnd.seats[3].drawn is not None
     shown_1 = " ".join(rnd.observation(None)["seats"][1]["concealed"])
@@ -305,8 +305,8 @@ def test_Z11_shuanglong_and_sanlong_qidui(
     """Z11: "双龙七对 | 七对 with two | 4" and "三龙七对 | 七对 with three | 5"; the fours are the
     pattern, not 根. Won on the dealer's discard (地胡 off): 2^fan from the discarder, with
     fan capped at ``fan_cap`` (6 shows the raw fan, the default 4 caps 三龙七对)."""
-    rnd = deal([dealer, hand], tiandihu=False, fan_cap=cap)
-    act(rnd, f"1 pass; 0 discard {tile}; 1 win")
+    rnd = deal(ZIGONG, [dealer, hand], tiandihu=False, fan_cap=cap)
+    play(rnd, f"1 pass; 0 discard {tile}; 1 win")
     assert rnd.end_reason == "last_player"
     assert lines(rnd) == [(0, 1, category, points, "Z11")]
     assert notes(rnd) == [note]
@@ -328,19 +328,19 @@ def test_Z15_void_kong_still_counts_as_gen_when_the_konger_wins() -> None:
     """Z15: "If two or more players win it, no money moves: that kong money is void. The
     completed kongs still count as 根 if the konger wins later." The dealer's 暗杠 is voided
     by two 杠上炮 winners, and counts as 根 when the dealer wins afterwards."""
-    rnd = deal(VOID_GEN_HANDS, draws="1s", back="7p", tiandihu=False)
-    act(rnd, "1 pass; 2 pass; 0 kong 3p")
+    rnd = deal(ZIGONG, VOID_GEN_HANDS, draws="1s", back="7p", tiandihu=False)
+    play(rnd, "1 pass; 2 pass; 0 kong 3p")
     assert rnd.seats[0].drawn is Tile.P7
-    act(rnd, "0 discard 5p")
+    play(rnd, "0 discard 5p")
     assert rnd.pending() == (1, 2)
-    act(rnd, "1 win; 2 win")
+    play(rnd, "1 win; 2 win")
     assert [(w.seat, w.after_kong_discard) for w in rnd.wins] == [(1, True), (2, True)]
     # Z4: after several wins on one discard, the first seat after the discarder that is
     # neither it nor a winner draws.
     assert rnd.turn == 3 and rnd.seats[3].drawn is Tile.S1
-    act(rnd, "3 discard 8p")
+    play(rnd, "3 discard 8p")
     assert rnd.legal_actions(0) == [Action(ActionType.WIN, 0), Action(ActionType.PASS, 0)]
-    act(rnd, "0 win")
+    play(rnd, "0 win")
     assert rnd.end_reason == "last_player"
     # 暗杠 3p: void, no line. Seats 1 and 2 on the 5p: 平胡 0 + 杠上炮 1 = 1 → 2 each, from
     # the dealer. The dealer on 8p: 777s 888s 99s 678p + the void 3p kong, 平胡 0 + 根 1 = 1

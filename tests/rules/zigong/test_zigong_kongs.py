@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from zigong_support import A, B, C, act, deal, lines, play_out
-
 from majiang.state import MeldKind
+from tests.rules.scenario import ZIGONG, A, B, C, deal, lines, play, play_out
 
 # The dealer makes an 暗杠 (3p), a 直杠 (6p, fed by seat 1) and a 补杠 (6s), then discards.
 KONGS_HAND = "3333p666p33s66s9s99p"
@@ -15,13 +14,13 @@ KONGS_SCRIPT = (
 
 
 def _kongs_round(**settings: object):
-    return deal([KONGS_HAND, A, B, C], draws="6p6s4s5s7s6s", back="1s2s8s", **settings)
+    return deal(ZIGONG, [KONGS_HAND, A, B, C], draws="6p6s4s5s7s6s", back="1s2s8s", **settings)
 
 
 def test_Z14_all_three_kongs_then_Z16_chajiao() -> None:
     """暗杠 2 from each, 直杠 2 from the feeder, 补杠 1 from each; ready at the end: 查叫."""
     rnd = _kongs_round()
-    act(rnd, KONGS_SCRIPT + "; 0 discard 8s")
+    play(rnd, KONGS_SCRIPT + "; 0 discard 8s")
     assert [m.kind for m in rnd.seats[0].melds] == [
         MeldKind.CONCEALED_KONG,
         MeldKind.EXPOSED_KONG,
@@ -46,7 +45,7 @@ def test_Z14_all_three_kongs_then_Z16_chajiao() -> None:
 def test_Z17_tuishui_konger_not_ready() -> None:
     """The konger breaks their hand (discards 3s) and is not ready at exhaustion: 退税."""
     rnd = _kongs_round()
-    act(rnd, KONGS_SCRIPT + "; 0 discard 3s")
+    play(rnd, KONGS_SCRIPT + "; 0 discard 3s")
     play_out(rnd)
     assert lines(rnd) == [
         (1, 0, "暗杠", 2, "Z14"),
@@ -70,7 +69,7 @@ def test_Z17_tuishui_konger_not_ready() -> None:
 def test_Z17_tuishui_off_keeps_kong_money() -> None:
     """With ``chajiao_tuishui`` off the kong money of a konger who is not ready stays."""
     rnd = _kongs_round(chajiao_tuishui=False)
-    act(rnd, KONGS_SCRIPT + "; 0 discard 3s")
+    play(rnd, KONGS_SCRIPT + "; 0 discard 3s")
     play_out(rnd)
     assert lines(rnd) == [
         (1, 0, "暗杠", 2, "Z14"),
@@ -95,9 +94,10 @@ def test_Z15_hujiao_zhuanyi_single_winner() -> None:
     退税 is off, so the transfer stands although the konger ends not ready.
     """
     rnd = deal(
+        ZIGONG,
         [HUJIAO_DEALER, A, B, HUJIAO_WINNER], back="6s", chajiao_tuishui=False, tiandihu=False
     )
-    act(rnd, "3 pass; 0 kong 3p; 0 discard 5p; 3 win")
+    play(rnd, "3 pass; 0 kong 3p; 0 discard 5p; 3 win")
     play_out(rnd)
     assert lines(rnd) == [
         (1, 0, "暗杠", 2, "Z14"),
@@ -110,8 +110,8 @@ def test_Z15_hujiao_zhuanyi_single_winner() -> None:
 
 def test_Z15_Z17_tuishui_overrides_hujiao_zhuanyi() -> None:
     """The konger is not ready at exhaustion and 退税 is on: 退税, and no transfer."""
-    rnd = deal([HUJIAO_DEALER, A, B, HUJIAO_WINNER], back="6s", tiandihu=False)
-    act(rnd, "3 pass; 0 kong 3p; 0 discard 5p; 3 win")
+    rnd = deal(ZIGONG, [HUJIAO_DEALER, A, B, HUJIAO_WINNER], back="6s", tiandihu=False)
+    play(rnd, "3 pass; 0 kong 3p; 0 discard 5p; 3 win")
     play_out(rnd)
     assert lines(rnd) == [
         (1, 0, "暗杠", 2, "Z14"),
@@ -127,13 +127,14 @@ def test_Z15_Z17_tuishui_overrides_hujiao_zhuanyi() -> None:
 def test_Z15_hujiao_zhuanyi_off_money_stays() -> None:
     """Setting ``hujiao_zhuanyi`` off: the kong money stays with the konger."""
     rnd = deal(
+        ZIGONG,
         [HUJIAO_DEALER, A, B, HUJIAO_WINNER],
         back="6s",
         chajiao_tuishui=False,
         hujiao_zhuanyi=False,
         tiandihu=False,
     )
-    act(rnd, "3 pass; 0 kong 3p; 0 discard 5p; 3 win")
+    play(rnd, "3 pass; 0 kong 3p; 0 discard 5p; 3 win")
     play_out(rnd)
     assert lines(rnd) == [
         (1, 0, "暗杠", 2, "Z14"),
@@ -145,8 +146,10 @@ def test_Z15_hujiao_zhuanyi_off_money_stays() -> None:
 
 def test_Z15_two_winners_void_the_kong_money() -> None:
     """Two seats win the discard after the kong: that kong money is void (seed 特殊规则 2)."""
-    rnd = deal([HUJIAO_DEALER, HUJIAO_WINNER, "123s456s789s46p88p"], back="6s", tiandihu=False)
-    act(rnd, "1 pass; 2 pass; 0 kong 3p; 0 discard 5p; 1 win; 2 win")
+    rnd = deal(
+        ZIGONG, [HUJIAO_DEALER, HUJIAO_WINNER, "123s456s789s46p88p"], back="6s", tiandihu=False
+    )
+    play(rnd, "1 pass; 2 pass; 0 kong 3p; 0 discard 5p; 1 win; 2 win")
     assert rnd.end_reason == "last_player"
     assert lines(rnd) == [
         (0, 1, "牌型:平胡", 2, "Z11"),
@@ -160,16 +163,17 @@ def test_Z15_transfer_covers_every_kong_of_the_turn_after_a_passed_rob() -> None
     of both kongs of that turn moves to the winner ("every kong that player made in that
     turn"), not only the last one's."""
     rnd = deal(
+        ZIGONG,
         ["3333p66s12s78s2p5p8p9p", "6s45s456p789p999s1p", "123s789s567p46p11p"],
         draws="1p8s2s9p", back="6s2p", chajiao_tuishui=False, tiandihu=False,
     )
-    act(
+    play(
         rnd,
         "1 pass; 2 pass; 0 discard 1s; 1 discard 6s; 0 pung 6s; 0 discard 2s; 1 discard 8s;"
         " 2 discard 2s; 0 kong 3p; 0 kong 6s",
     )
     assert rnd.pending() == (1,)  # seat 1 waits on 6s and may rob the 补杠
-    act(rnd, "1 pass; 0 discard 5p; 2 win")
+    play(rnd, "1 pass; 0 discard 5p; 2 win")
     assert rnd.wins[0].turn_kongs == (0, 1)
     play_out(rnd)
     transfers = [line for line in lines(rnd) if line[2] == "呼叫转移"]
@@ -185,8 +189,8 @@ ROB_SCRIPT = (
 
 def test_Z21_robbed_kong_completes_money_to_robber() -> None:
     """一牌多用: the robbed 补杠 is still made; its money goes to the one robber, final (Z17)."""
-    rnd = deal(ROB_HANDS, draws="7p6s6p4s6s", back="8p", multi_use=True)
-    act(rnd, ROB_SCRIPT)
+    rnd = deal(ZIGONG, ROB_HANDS, draws="7p6s6p4s6s", back="8p", multi_use=True)
+    play(rnd, ROB_SCRIPT)
     assert [m.kind for m in rnd.seats[0].melds] == [MeldKind.ADDED_KONG]
     assert rnd.pending() == (0,) and rnd.seats[0].drawn is not None
     play_out(rnd)
@@ -200,8 +204,8 @@ def test_Z21_robbed_kong_completes_money_to_robber() -> None:
 
 def test_Z12_Z14_robbed_kong_without_multi_use_is_not_made() -> None:
     """Without 一牌多用 the robbed 补杠 is not made: no money, the konger keeps the 碰."""
-    rnd = deal(ROB_HANDS, draws="7p6s6p4s6s")
-    act(rnd, ROB_SCRIPT)
+    rnd = deal(ZIGONG, ROB_HANDS, draws="7p6s6p4s6s")
+    play(rnd, ROB_SCRIPT)
     assert [m.kind for m in rnd.seats[0].melds] == [MeldKind.PUNG]
     play_out(rnd)
     # 抢杠胡: 平胡 0 + 抢杠胡 1 = 1, paid by the robbed player alone (Z12).
@@ -211,11 +215,12 @@ def test_Z12_Z14_robbed_kong_without_multi_use_is_not_made() -> None:
 def test_Z21_won_discard_still_ponged() -> None:
     """一牌多用: seat 1 pungs the 5p that seat 2 won on, and takes the turn (Z4)."""
     rnd = deal(
+        ZIGONG,
         ["5p36p2233p678s44p4s1s", "55p1p7p8p9s5s6s7s3p6p9p1s", "123s456s789s46p99p", C],
         multi_use=True,
         tiandihu=False,
     )
-    act(rnd, "2 pass; 0 discard 5p; 1 pung 5p; 2 win")
+    play(rnd, "2 pass; 0 discard 5p; 1 pung 5p; 2 win")
     assert rnd.turn == 1 and [m.kind for m in rnd.seats[1].melds] == [MeldKind.PUNG]
     play_out(rnd)
     assert lines(rnd) == [(0, 2, "牌型:平胡", 1, "Z11")]

@@ -18,12 +18,13 @@ Not tested here:
 from __future__ import annotations
 
 import pytest
-from zigong_support import A, B, C, act, action, deal, lines, notes, play_out
 
 from majiang.actions import Action, ActionType
 from majiang.errors import IllegalActionError
 from majiang.state import MeldKind, Phase, WinSource
 from majiang.tiles import Tile, parse_tile
+from majiang.variants.zigong.baogang import options_for
+from tests.rules.scenario import ZIGONG, A, B, C, action, deal, lines, notes, play, play_out
 
 # -- Z20: a triplet whose fourth copy is a 萝卜 tile is not on the panel --------------------
 
@@ -48,19 +49,19 @@ def test_Z20_panel_leaves_out_a_triplet_whose_fourth_copy_is_luobo(
     hand stays ready: exactly three identical tiles held, with the fourth copy still unseen
     (not discarded, not in a meld, not a 萝卜 tile)." A triplet whose fourth copy is the 萝卜
     tile is not shown, and ticking it is refused."""
-    rnd = deal(CASE3, back=back, luobo=len(back) // 2)
+    rnd = deal(ZIGONG, CASE3, back=back, luobo=len(back) // 2)
     assert rnd.observation(1)["luobo"] == ([back] if back else [])
     assert rnd.phase is Phase.DECLARE and rnd.pending() == (1,)
-    act(rnd, "1 declare")
+    play(rnd, "1 declare")
     assert rnd.observation(1)["me"]["baogang_panel"] == panel
     if back:
         # The 萝卜 triplet is not on the panel, so it cannot be ticked.
         with pytest.raises(IllegalActionError) as refused:
             rnd.apply(action(f"1 baogang ticks={back}"))
         assert refused.value.code == "baogang_not_offered"
-        assert 1 in rnd.baogang_panels
+        assert 1 in rnd.pending_declarations
     # The tile still offered can be ticked.
-    act(rnd, f"1 baogang ticks={panel[0]}")
+    play(rnd, f"1 baogang ticks={panel[0]}")
     assert rnd.seats[1].declared and rnd.seats[1].ticks == frozenset({parse_tile(panel[0])})
 
 
@@ -68,14 +69,14 @@ def test_Z20_no_panel_when_every_fourth_copy_is_luobo() -> None:
     """Z20: a triplet is shown only "with the fourth copy still unseen (... not a 萝卜 tile)",
     and "With no triplet to offer, no panel is shown, and that too is 不报." With the fourth
     1p and the fourth 1s both 萝卜 tiles, seat 1's 报叫 is decided at once, as 不报."""
-    rnd = deal(CASE3, back="1p1s", luobo=2)
+    rnd = deal(ZIGONG, CASE3, back="1p1s", luobo=2)
     assert rnd.observation(1)["luobo"] == ["1p", "1s"]
-    assert rnd.baogang_options(1, Action(ActionType.DECLARE, 1)) == []
+    assert options_for(rnd, 1, Action(ActionType.DECLARE, 1)) == []
     events = rnd.apply(action("1 declare"))
     # Decided at once: no panel step, and (seat 1 being the only one asked) play goes on.
     assert events[0].type == "decided"
     assert "baogang_panel" not in [e.type for e in events]
-    assert rnd.baogang_panels == {} and "baogang_panel" not in rnd.observation(1)["me"]
+    assert rnd.pending_declarations == {} and "baogang_panel" not in rnd.observation(1)["me"]
     assert rnd.phase is Phase.TURN and rnd.turn == 0
     assert rnd.seats[1].declared and rnd.seats[1].ticks is None  # 不报: no kongs this hand
 
@@ -98,8 +99,8 @@ JINGOUGOU_SCRIPT = (
 def test_Z11_jingougou_counts_with_a_concealed_kong_among_the_melds() -> None:
     """Z11: "金钩钩 | every set a declared meld (碰 or any 杠, 暗杠 included); the win completes
     the lone pair tile | +1". One of the four melds is an 暗杠: the bonus still counts."""
-    rnd = deal(JINGOUGOU_HANDS, draws="8s3s7s8p9p", back="1p", tiandihu=False)
-    act(rnd, JINGOUGOU_SCRIPT)
+    rnd = deal(ZIGONG, JINGOUGOU_HANDS, draws="8s3s7s8p9p", back="1p", tiandihu=False)
+    play(rnd, JINGOUGOU_SCRIPT)
     assert [(m.kind, m.tile) for m in rnd.seats[1].melds] == [
         (MeldKind.CONCEALED_KONG, Tile.P5),
         (MeldKind.PUNG, Tile.S1),
@@ -108,7 +109,7 @@ def test_Z11_jingougou_counts_with_a_concealed_kong_among_the_melds() -> None:
     ]
     assert [t.code for t in rnd.seats[1].concealed()] == ["9s"]
     assert rnd.legal_actions(1) == [Action(ActionType.WIN, 1), Action(ActionType.PASS, 1)]
-    act(rnd, "1 win")
+    play(rnd, "1 win")
     assert rnd.end_reason == "last_player"  # Z4: a 2-player hand ends at the first win
     # Z14: 暗杠 → 2 from each other player still in the hand (the dealer only).
     # Z11: 5555p 111s 222s 333p 99s, two suits: 碰碰胡 1 + 根 1 (the 5p kong) + 金钩钩 1 = 3
@@ -140,16 +141,16 @@ def test_Z12_feeder_does_not_pay_a_flower_on_a_later_concealed_kong() -> None:
     text; the contrasting case, a flower on the 直杠's own replacement, is paid by the feeder
     alone (test_zigong_fan.test_Z12_dianganghua_feeder_pays_alone).
     """
-    rnd = deal(CHAIN_HANDS, draws="6p", back="3p3s", dianganghua="feeder")
-    act(rnd, "0 discard 1s; 1 discard 6p; 0 kong 6p")
+    rnd = deal(ZIGONG, CHAIN_HANDS, draws="6p", back="3p3s", dianganghua="feeder")
+    play(rnd, "0 discard 1s; 1 discard 6p; 0 kong 6p")
     assert rnd.seats[0].drawn is Tile.P3
-    act(rnd, "0 kong 3p")
+    play(rnd, "0 kong 3p")
     assert [(m.kind, m.tile, m.from_seat) for m in rnd.seats[0].melds] == [
         (MeldKind.EXPOSED_KONG, Tile.P6, 1),
         (MeldKind.CONCEALED_KONG, Tile.P3, None),
     ]
     assert rnd.seats[0].drawn is Tile.S3
-    act(rnd, "0 win")
+    play(rnd, "0 win")
     win = rnd.wins[0]
     assert win.source is WinSource.SELF_DRAW and win.kong_replacement
     play_out(rnd)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from zigong_support import ZIGONG
 
 from majiang.record import dumps, record_of, replay
+from tests.rules.scenario import ZIGONG
 
 _SPEC = importlib.util.spec_from_file_location(
     "fuzz_variants", Path(__file__).resolve().parents[3] / "benchmarks" / "fuzz_variants.py"

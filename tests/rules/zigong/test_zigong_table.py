@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from zigong_support import ZIGONG, A, B, C, act, deal, lines, play_out
 
 from majiang.actions import Action, ActionType
 from majiang.match import Match
 from majiang.round import Round
 from majiang.state import Phase, WinSource
 from majiang.tiles import Tile
+from tests.rules.scenario import ZIGONG, A, B, C, deal, lines, play, play_out
 
 THREE_WAY = [
     "5p36p2233p678s44p4s1s",
@@ -28,13 +28,13 @@ def test_Z1_72_tiles_dealer_14_others_13(players: int) -> None:
     assert [sum(s.hand) for s in rnd.seats] == [14 if i == 1 else 13 for i in range(players)]
     assert rnd.wall.remaining == 72 - 13 * players - 1
     with pytest.raises(ValueError):
-        deal(["1m" + A[:-3], B, C][:players])
+        deal(ZIGONG, ["1m" + A[:-3], B, C][:players])
 
 
 def test_Z2_no_chow() -> None:
     """Seat 1 holds 46p: the dealer's 5p opens no window for it (there is no 吃)."""
-    rnd = deal(["124578s12478p5p3p6s", "46p1235689s1378p"])
-    act(rnd, "0 discard 5p")
+    rnd = deal(ZIGONG, ["124578s12478p5p3p6s", "46p1235689s1378p"])
+    play(rnd, "0 discard 5p")
     assert rnd.window is None and rnd.turn == 1
     play_out(rnd)
     assert lines(rnd) == []
@@ -47,15 +47,15 @@ def test_Z3_multi_win_waits_for_every_seat_and_Z4_Z5() -> None:
     Z4: the next to draw is the first seat after the discarder that is neither it nor a
     winner (seat 1). Z5: after 一炮多响 the discarder deals next.
     """
-    rnd = deal(THREE_WAY, tiandihu=False)
-    act(rnd, "2 pass; 3 pass; 0 discard 5p")
+    rnd = deal(ZIGONG, THREE_WAY, tiandihu=False)
+    play(rnd, "2 pass; 3 pass; 0 discard 5p")
     assert rnd.pending() == (1, 2, 3)
-    act(rnd, "1 pung 5p")
+    play(rnd, "1 pung 5p")
     assert rnd.pending() == (2, 3) and rnd.phase is Phase.CLAIM
     assert rnd.observation(1)["waiting"] is True and rnd.observation(1)["me"]["legal"] == []
-    act(rnd, "2 win")
+    play(rnd, "2 win")
     assert rnd.pending() == (3,) and rnd.wins == []
-    act(rnd, "3 win")
+    play(rnd, "3 win")
     assert [w.seat for w in rnd.wins] == [2, 3]
     assert rnd.seats[1].melds == [] and rnd.turn == 1 and rnd.seats[1].drawn is not None
     play_out(rnd)
@@ -66,8 +66,8 @@ def test_Z3_multi_win_waits_for_every_seat_and_Z4_Z5() -> None:
 def test_Z4_single_win_next_drawer_and_Z5_winner_deals() -> None:
     """Seat 2 alone wins the dealer's 5p: seat 3 (the first after the winner) draws next;
     the hand goes on (血战) and the winner deals the next hand."""
-    rnd = deal(THREE_WAY, tiandihu=False)
-    act(rnd, "2 pass; 3 pass; 0 discard 5p; 1 pass; 2 win; 3 pass")
+    rnd = deal(ZIGONG, THREE_WAY, tiandihu=False)
+    play(rnd, "2 pass; 3 pass; 0 discard 5p; 1 pass; 2 win; 3 pass")
     assert rnd.turn == 3 and not rnd.ended
     play_out(rnd)
     # Seat 3 stays ready on 5p: the two seats not ready 查叫 it at exhaustion (Z16).
@@ -81,8 +81,8 @@ def test_Z4_single_win_next_drawer_and_Z5_winner_deals() -> None:
 
 def test_Z4_two_players_end_at_first_win() -> None:
     """A 2-player hand ends at the first win."""
-    rnd = deal(["5p12458s12478p9s3s3p", "123s456s789s46p99p"])
-    act(rnd, "1 pass; 0 discard 5p; 1 win")
+    rnd = deal(ZIGONG, ["5p12458s12478p9s3s3p", "123s456s789s46p99p"])
+    play(rnd, "1 pass; 0 discard 5p; 1 win")
     assert rnd.ended and rnd.end_reason == "last_player"
     assert lines(rnd) == [(0, 1, "牌型:地胡", 16, "Z11")]
 
@@ -93,7 +93,7 @@ def test_Z5_first_dealer_from_seed_and_no_winner_stays() -> None:
     dealers = {Match.start(ZIGONG, {}, seed=f"s{i}").dealer for i in range(40)}
     assert dealers == {0, 1, 2, 3}
     assert Match.start(ZIGONG, {}, seed="abc").dealer == Match.start(ZIGONG, {}, seed="abc").dealer
-    rnd = deal(["124578s12457p36p6s", B, C, "1357s1357p36699p"], dealer=0, streak=2)
+    rnd = deal(ZIGONG, ["124578s12457p36p6s", B, C, "1357s1357p36699p"], dealer=0, streak=2)
     play_out(rnd)
     assert lines(rnd) == []
     assert rnd.next_dealer() == (0, 3)
@@ -109,11 +109,11 @@ def test_Z5_after_multi_robbing_the_robbed_player_deals() -> None:
         "123p456p789p57s88s",
     ]
     for robbers, winners, dealer in (("2 win; 3 win", [2, 3], 1), ("2 win; 3 pass", [2], 2)):
-        rnd = deal(hands, draws="5p8p4p6s")
-        act(rnd, "2 pass; 3 pass; 0 discard 6s; 1 pung 6s; 2 pass; 3 pass; 1 discard 7s")
-        act(rnd, "2 discard 5p; 3 discard 8p; 0 discard 4p; 1 kong 6s")
+        rnd = deal(ZIGONG, hands, draws="5p8p4p6s")
+        play(rnd, "2 pass; 3 pass; 0 discard 6s; 1 pung 6s; 2 pass; 3 pass; 1 discard 7s")
+        play(rnd, "2 discard 5p; 3 discard 8p; 0 discard 4p; 1 kong 6s")
         assert rnd.phase is Phase.ROB and rnd.pending() == (2, 3)
-        act(rnd, robbers)
+        play(rnd, robbers)
         assert [(w.seat, w.source, w.from_seat) for w in rnd.wins] == [
             (seat, WinSource.ROBBING, 1) for seat in winners
         ]
@@ -176,13 +176,13 @@ def test_Z6_timeouts() -> None:
     """An offered win is taken (``timeout_takes_win``) or passed; on a turn the drawn tile,
     or the rightmost tile (条 before 筒), is discarded."""
     for takes, expected in ((True, ActionType.WIN), (False, ActionType.PASS)):
-        rnd = deal(THREE_WAY, tiandihu=False, timeout_takes_win=takes)
+        rnd = deal(ZIGONG, THREE_WAY, tiandihu=False, timeout_takes_win=takes)
         assert rnd.timeout_action(2) == Action(ActionType.PASS, 2)  # no 报叫 on a timeout
-        act(rnd, "2 pass; 3 pass")
+        play(rnd, "2 pass; 3 pass")
         assert rnd.timeout_action(0) == Action(ActionType.DISCARD, 0, Tile.P6)
-        act(rnd, "0 discard 5p")
+        play(rnd, "0 discard 5p")
         assert rnd.timeout_action(2) == Action(expected, 2)
-    act(rnd, "1 pass; 2 pass; 3 pass")
+    play(rnd, "1 pass; 2 pass; 3 pass")
     assert rnd.timeout_action(1) == Action(ActionType.DISCARD, 1, rnd.seats[1].drawn)
     play_out(rnd)
     assert lines(rnd) == [(p, r, "查叫", 1, "Z16") for p in (0, 1) for r in (2, 3)]

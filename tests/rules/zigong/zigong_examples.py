@@ -13,12 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from zigong_support import A, B, C, act, deal, play_out
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 from majiang.record import dumps, record_of
 from majiang.round import Round
+from tests.rules.scenario import ZIGONG, A, B, C, deal, play, play_out
 
 ROOT = Path(__file__).resolve().parents[3]
 DOCS = ROOT / "docs" / "rules"
@@ -35,7 +34,7 @@ class Example:
 
 
 def _played(rnd: Round, script: str) -> Round:
-    act(rnd, script)
+    play(rnd, script)
     play_out(rnd)
     return rnd
 
@@ -48,7 +47,7 @@ EXAMPLES = [
         "平胡 0 + 清一色 2 + 根 1 (四张 1s) = 3番, "
         "2^3 = 8 (Z11), 由点炮者一家付 (Z12)。地胡关闭, 以显示牌型。",
         lambda: _played(
-            deal(["5s2689p3467p12359p", "111123s456s789s5s"], tiandihu=False),
+            deal(ZIGONG, ["5s2689p3467p12359p", "111123s456s789s5s"], tiandihu=False),
             "1 pass; 0 discard 5s; 1 win",
         ),
     ),
@@ -58,7 +57,7 @@ EXAMPLES = [
         "庄家起手 14 张 `333p666p999p33s666s` 即胡: 天胡按封顶 4番 = 16 (Z11, tiandihu 开),"
         " 自摸仍加 1 底分 "
         "(自摸加底), 三家各付 (Z12)。胡后其余三家血战到底 (Z4), 流局时都未下叫, 无查叫。",
-        lambda: _played(deal(["333p666p999p33s666s", A, B, C]), "0 win"),
+        lambda: _played(deal(ZIGONG, ["333p666p999p33s666s", A, B, C]), "0 win"),
     ),
     Example(
         "03-three-kongs-chajiao",
@@ -67,7 +66,7 @@ EXAMPLES = [
         " Z9)。"
         "流局时庄家 `33s99p` 听 3s/9p: 碰碰胡 1 + 根 3 = 4番 = 16, 三家未下叫各付 (Z16)。",
         lambda: _played(
-            deal(["3333p666p33s66s9s99p", A, B, C], draws="6p6s4s5s7s6s", back="1s2s8s"),
+            deal(ZIGONG, ["3333p666p33s66s9s99p", A, B, C], draws="6p6s4s5s7s6s", back="1s2s8s"),
             "0 kong 3p; 0 discard 1s; 1 discard 6p; 0 kong 6p; 0 discard 2s; 1 discard 6s;"
             " 0 pung 6s; 0 discard 9s; 1 discard 4s; 2 discard 5s; 3 discard 7s; 0 kong 6s;"
             " 0 discard 8s",
@@ -80,7 +79,7 @@ EXAMPLES = [
         "座1 听 5p (平胡 0番 = 1), "
         "庄家和座2 未下叫, 各付座1 1 (Z16)。",
         lambda: _played(
-            deal(["3333p12459s1245p5p", "123s456s789s46p99p", B], back="6s"),
+            deal(ZIGONG, ["3333p12459s1245p5p", "123s456s789s46p99p", B], back="6s"),
             "1 pass; 0 kong 3p; 0 discard 9s",
         ),
     ),
@@ -93,6 +92,7 @@ EXAMPLES = [
         "也关闭天地胡, 否则庄家的第一张打牌点炮算地胡 (Z11)。",
         lambda: _played(
             deal(
+                ZIGONG,
                 ["3333p12459s1245p5p", A, B, "123s456s789s46p99p"],
                 back="6s",
                 chajiao_tuishui=False,
@@ -109,6 +109,7 @@ EXAMPLES = [
         "下一局由放炮的庄家坐庄 (Z5)。",
         lambda: _played(
             deal(
+                ZIGONG,
                 ["3333p12459s1245p5p", "123s456s789s46p99p", "123s456s789s46p88p"],
                 back="6s",
                 tiandihu=False,
@@ -124,6 +125,7 @@ EXAMPLES = [
         "各付座2 1; 报叫未胡的座1 反查叫, 付座2 (平胡 0 + 报叫 1) = 2。",
         lambda: _played(
             deal(
+                ZIGONG,
                 [
                     "13579s13579p22p55p",
                     "123s456s789s46p99p",
@@ -143,6 +145,7 @@ EXAMPLES = [
         "只剩庄家一家付 (Z12)。只剩一人, 本局结束。",
         lambda: _played(
             deal(
+                ZIGONG,
                 [
                     "5p1122p44p66p88p9p3s4s",
                     "55p678s333p777p22s",
@@ -163,7 +166,7 @@ EXAMPLES = [
         " 碰碰胡 1 + 根 2 + 报叫 1 = 4番 = 16 (Z18)。"
         "战绩中记录了勾选的 1p 2p。",
         lambda: _played(
-            deal(["111p222p33p4444p44s", "12356789s56789p"], draws="9s1p2p", back="7s8s"),
+            deal(ZIGONG, ["111p222p33p4444p44s", "12356789s56789p"], draws="9s1p2p", back="7s8s"),
             "0 declare 4p ticks=1p2p; 1 discard 9s; 1 discard 2p",
         ),
     ),
@@ -175,6 +178,7 @@ EXAMPLES = [
         "座2 付的 1 分转给抢杠者, 且不再退税 (Z21, Z17)。",
         lambda: _played(
             deal(
+                ZIGONG,
                 ["66s1234s1234p88s9p5p", "57s123p456p789p99s", "1234s1234p5678p9s"],
                 draws="7p6s6p4s6s",
                 back="8p",
@@ -191,7 +195,7 @@ EXAMPLES = [
         " 手中 3 张 6s 和 3 张 3p "
         "各加 1 底分, 共 6 (Z11, Z13), 三家各付。",
         lambda: _played(
-            deal(["333p666p999p33s669s", A, B, C], draws="1s2s4s6s", back="6s3p", luobo=2),
+            deal(ZIGONG, ["333p666p999p33s669s", A, B, C], draws="1s2s4s6s", back="6s3p", luobo=2),
             "0 discard 9s; 1 discard 1s; 2 discard 2s; 3 discard 4s; 0 win",
         ),
     ),
@@ -203,6 +207,7 @@ EXAMPLES = [
         "加自摸加底 1。房间设置 dianganghua = feeder: 由点杠的座1 一家付自摸的分 (Z12)。",
         lambda: _played(
             deal(
+                ZIGONG,
                 ["666p333p999p33s66s1s", A, B, C],
                 draws="6p",
                 back="3s",
@@ -218,7 +223,7 @@ EXAMPLES = [
         " 打出后锁解除, "
         "再胡庄家的 5p: 平胡 0番 = 1。",
         lambda: _played(
-            deal(["5p12458s12478p9s3s3p", "123s456s789s46p99p"], draws="5p5p"),
+            deal(ZIGONG, ["5p12458s12478p9s3s3p", "123s456s789s46p99p"], draws="5p5p"),
             "1 pass; 0 discard 5p; 1 pass; 1 discard 5p; 0 discard 5p; 1 win",
         ),
     ),
