@@ -57,9 +57,9 @@ class MatchChange:
         """Lock the match row and take its state (:func:`apps.matches.state.state_checkout`);
         ``None`` if there is no such match, or, with ``skip_locked``, if another transaction
         holds the row. Call inside ``transaction.atomic()``."""
-        match = (Match.objects.select_for_update(skip_locked=skip_locked)
-                 .filter(pk=match_id).first())
-        if match is None:
+        try:
+            match = Match.objects.select_for_update(skip_locked=skip_locked).get(pk=match_id)
+        except Match.DoesNotExist:
             return None
         table = state.state_checkout(match)
         return cls(match, table.players, table.hand, table.rnd)
