@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import signal
 import sys
 import time
 import uuid
@@ -105,6 +106,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="runs of each measurement (the report takes medians)")
     parser.add_argument("--write-docs", action="store_true")
     args = parser.parse_args(argv)
+    # A SIGTERM unwinds like Ctrl-C, so the servers started below are stopped too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     started = time.monotonic()
     env = prepare(args.database_url, args.redis_url)
