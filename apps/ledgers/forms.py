@@ -64,3 +64,46 @@ class AdjustmentForm(forms.Form):
     points = forms.IntegerField(label="分数", min_value=1)
     reason = forms.CharField(label="调账原因", max_length=200)
     corrects = forms.IntegerField(label="更正的记录编号", required=False, min_value=1)
+
+
+MAX_PERIOD_DAYS = 366
+
+
+class CheckoutPeriodForm(forms.Form):
+    """结账 period: from ``start`` to ``end`` (inclusive; both default to today)."""
+
+    start = forms.DateField(
+        label="起始日期", widget=forms.DateInput({"type": "date"}),
+        error_messages={"required": "请选择起始日期", "invalid": "起始日期格式不对"},
+    )
+    end = forms.DateField(
+        label="截止日期", widget=forms.DateInput({"type": "date"}),
+        error_messages={"required": "请选择截止日期", "invalid": "截止日期格式不对"},
+    )
+
+    def clean(self) -> dict[str, Any]:
+        """The end may not come before the start, nor lie more than a year after it."""
+        data = super().clean() or {}
+        start, end = data.get("start"), data.get("end")
+        if start is not None and end is not None:
+            if end < start:
+                raise forms.ValidationError("截止日期不能早于起始日期")
+            if (end - start).days >= MAX_PERIOD_DAYS:
+                raise forms.ValidationError("结账时段最长一年")
+        return data
+
+
+class CheckoutMarkForm(CheckoutPeriodForm):
+    """Marking a 结账 paid: its period plus the 结账 the owner was shown."""
+
+    previous = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+    digest = forms.CharField(max_length=64, widget=forms.HiddenInput)
+
+
+def form_error_text(form: forms.Form) -> str:
+    """A form's errors as one Chinese sentence: ``起始日期：请选择起始日期；…``."""
+    parts = []
+    for name, errors in form.errors.items():
+        label = form.fields[name].label if name in form.fields else None
+        parts += [f"{label}：{e}" if label else str(e) for e in errors]
+    return "；".join(parts)

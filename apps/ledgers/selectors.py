@@ -11,7 +11,8 @@ Who sees what:
 
 from __future__ import annotations
 
-import re
+import hashlib
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, time
@@ -24,23 +25,18 @@ from django.utils.crypto import salted_hmac
 
 from apps.accounts.models import User
 from apps.clubs.models import Club, Membership
-from apps.clubs.selectors import membership_role
+from apps.clubs.selectors import membership_role, variant_name
 from apps.matches.models import Hand, Match, MatchPlayer
 
 from .errors import ClubNotFound
-from .models import HandResult, LedgerEntry, MatchResult
+from .kinds import line_kind
+from .models import Checkout, HandResult, LedgerEntry, MatchResult
+from .payments import settle_payments
+from .words import line_sentence
 
 MANAGERS = (Membership.Role.OWNER, Membership.Role.ADMIN)
-TILE_CODE = re.compile(r"[1-9][msp]")
-NUMERALS = "一二三四五六七八九"
-SUITS = {"m": "万", "s": "条", "p": "筒"}
 
 _M = TypeVar("_M", bound=Model)
-
-
-def tile_name(code: str) -> str:
-    """A tile's Chinese name, as the table shows it: ``五万``; 1s is ``幺鸡``."""
-    return "幺鸡" if code == "1s" else NUMERALS[int(code[0]) - 1] + SUITS[code[1]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +112,7 @@ def _scoped(
 def ledger_entry_list(*, access: LedgerAccess, filters: LedgerFilters) -> QuerySet[LedgerEntry]:
     """The club ledger's rows the user may see, oldest first."""
     qs = _scoped(LedgerEntry.objects.all(), access, filters, "entry")
-    qs = qs.select_related("payer", "payee", "room", "hand", "created_by")
+    qs = qs.select_related("payer", "payee", "room", "hand", "match", "created_by")
     return qs.order_by("occurred_at", "pk")
 
 
@@ -305,15 +301,273 @@ def seat_names(match: Match) -> dict[int, str]:
 
 def hand_lines_in_words(hand: Hand) -> list[dict[str, Any]]:
     """The hand's ledger rows (adjustments included) as sentences:
-    ``冲锋鸡: 李四 → 张三 3分``."""
+    ``李四 付 张三 冲锋鸡 3分``, each with its row, its kind and whether it is an adjustment."""
     names = seat_names(hand.match)
+    stored = (hand.settlement or {}).get("lines", [])
     rows = LedgerEntry.objects.filter(Q(hand=hand) | Q(corrects__hand=hand)).order_by("pk")
     out = []
     for e in rows:
-        text = f"{e.category}: {names[e.payer_seat]} → {names[e.payee_seat]} {e.points}分"
-        if e.note:
-            text += f" ({tile_name(e.note) if TILE_CODE.fullmatch(e.note) else e.note})"
+        adjustment = e.kind == LedgerEntry.Kind.ADJUSTMENT
+        line = stored[e.line_no - 1] if e.line_no and e.line_no <= len(stored) else {}
+        kind = "adjustment" if adjustment else line_kind({"category": e.category, **line})
         out.append({
-            "entry": e, "text": text, "adjustment": e.kind == LedgerEntry.Kind.ADJUSTMENT,
+            "entry": e, "kind": kind, "adjustment": adjustment,
+            "text": line_sentence(names[e.payer_seat], names[e.payee_seat], e.category,
+                                  e.points, e.note),
         })
     return out
+
+
+def day_start(day: date) -> datetime:
+    """The first instant of ``day`` in the club time zone (``TIME_ZONE``, Asia/Shanghai)."""
+    return datetime.combine(day, time.min, tzinfo=timezone.get_current_timezone())
+
+
+def day_end(day: date) -> datetime:
+    """The last instant of ``day`` in the club time zone."""
+    return datetime.combine(day, time.max, tzinfo=timezone.get_current_timezone())
+
+
+@dataclass(frozen=True, slots=True)
+class CheckoutRow:
+    """One member at 结账: carried over from before the period, won in it, and the sum."""
+
+    user_id: int
+    name: str
+    carried: int
+    period: int
+
+    @property
+    def total(self) -> int:
+        """What the member is owed (+) or owes (−) in all."""
+        return self.carried + self.period
+
+
+@dataclass(frozen=True, slots=True)
+class CheckoutPayment:
+    """``payer`` pays ``payee`` ``amount`` to settle."""
+
+    payer_id: int
+    payer: str
+    payee_id: int
+    payee: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class CheckoutView:
+    """结账 of a period: each member's unsettled balance and the payments that settle it.
+
+    Counted are the club's ledger rows after the last 结账 (``since``) up to the end of the
+    period or now (``through``); those before the period's first day are ``carried``.
+    ``digest`` fingerprints what is shown, so a mark of settled pays exactly that.
+    """
+
+    start: date
+    end: date
+    last: Checkout | None
+    since: datetime | None
+    through: datetime
+    rows: list[CheckoutRow]
+    payments: list[CheckoutPayment]
+    digest: str
+
+    @property
+    def settled(self) -> bool:
+        """Whether nothing is owed."""
+        return not self.payments
+
+    @property
+    def carried_any(self) -> bool:
+        """Whether any balance comes from before the period."""
+        return any(row.carried for row in self.rows)
+
+
+def checkout_last(*, club: Club) -> Checkout | None:
+    """The club's latest 结账, if any."""
+    return Checkout.objects.filter(club=club).order_by("-through", "-pk").first()
+
+
+def checkout_list(*, club: Club, limit: int = 10) -> list[Checkout]:
+    """The club's latest 结账 records, newest first."""
+    return list(
+        Checkout.objects.filter(club=club).select_related("created_by")
+        .order_by("-through", "-pk")[:limit]
+    )
+
+
+def checkout_compute(*, access: LedgerAccess, start: date, end: date) -> CheckoutView:
+    """结账 of the days ``start``–``end`` (club time zone) for whoever sees the whole ledger.
+
+    Amounts are ledger amounts (points × 底注), adjustments included. The payments come
+    from :func:`apps.ledgers.payments.settle_payments` and bring every member to zero.
+    """
+    if not access.sees_all:
+        raise ClubNotFound("只有圈主、管理员可以查看结账")
+    last = checkout_last(club=access.club)
+    since = last.through if last is not None else None
+    through = min(day_end(end), timezone.now())
+    first = day_start(start)
+    entries = LedgerEntry.objects.filter(club=access.club, occurred_at__lte=through)
+    if since is not None:
+        entries = entries.filter(occurred_at__gt=since)
+    carried: dict[int, int] = {}
+    period: dict[int, int] = {}
+    for side, sign in (("payee", 1), ("payer", -1)):
+        for item in entries.values(f"{side}_id").annotate(
+            before=Sum("amount", filter=Q(occurred_at__lt=first)),
+            within=Sum("amount", filter=Q(occurred_at__gte=first)),
+        ):
+            user_id = item[f"{side}_id"]
+            carried[user_id] = carried.get(user_id, 0) + sign * (item["before"] or 0)
+            period[user_id] = period.get(user_id, 0) + sign * (item["within"] or 0)
+    users = {u.pk: str(u) for u in User.objects.filter(pk__in=set(carried) | set(period))}
+    rows = sorted(
+        (CheckoutRow(u, users[u], carried.get(u, 0), period.get(u, 0)) for u in users),
+        key=lambda r: (-r.total, r.name, r.user_id),
+    )
+    rows = [row for row in rows if row.carried or row.period]
+    balances = {row.user_id: row.total for row in rows}
+    payments = [
+        CheckoutPayment(p.payer, users[p.payer], p.payee, users[p.payee], p.amount)
+        for p in settle_payments(balances, order=users)
+    ]
+    return CheckoutView(
+        start=start, end=end, last=last, since=since, through=through, rows=rows,
+        payments=payments, digest=checkout_digest(since=since, balances=balances),
+    )
+
+
+def checkout_digest(*, since: datetime | None, balances: dict[int, int]) -> str:
+    """A fingerprint of a 结账's starting point and balances."""
+    text = json.dumps(
+        {"since": since.isoformat() if since else None, "balances": sorted(balances.items())}
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def checkout_history(*, club: Club, limit: int = 10) -> list[dict[str, Any]]:
+    """The club's latest 结账 records, newest first, with their payments in names."""
+    checkouts = checkout_list(club=club, limit=limit)
+    ids = {p[k] for c in checkouts for p in c.payments for k in ("payer", "payee")}
+    names = {u.pk: str(u) for u in User.objects.filter(pk__in=ids)}
+    return [
+        {
+            "checkout": c,
+            "payments": [
+                {"payer": names.get(p["payer"], ""), "payee": names.get(p["payee"], ""),
+                 "amount": p["amount"]}
+                for p in c.payments
+            ],
+        }
+        for c in checkouts
+    ]
+
+
+def match_get_for_viewer(*, access: LedgerAccess, match_id: int) -> Match:
+    """A match of the club the user may see in full: any, for whoever sees the whole
+    ledger; else only one they played. :class:`ClubNotFound` otherwise."""
+    match = (
+        Match.objects.select_related("room", "club")
+        .filter(pk=match_id, club=access.club).first()
+    )
+    if match is None or not (
+        access.sees_all or MatchPlayer.objects.filter(match=match, user=access.user).exists()
+    ):
+        raise ClubNotFound("对局不存在")
+    return match
+
+
+def match_table(*, match: Match) -> dict[str, Any]:
+    """A match as a table: one row per settled hand (each seat's points, who won), one per
+    adjustment, then each seat's total points and amount (points × 底注)."""
+    players = list(MatchPlayer.objects.filter(match=match).select_related("user").order_by("seat"))
+    seats = [p.seat for p in players]
+    hands: dict[int, dict[str, Any]] = {}
+    for r in HandResult.objects.filter(match=match).select_related("hand").order_by(
+        "hand__number", "seat"
+    ):
+        row = hands.setdefault(r.hand_id, {"hand": r.hand, "cells": {}})
+        row["cells"][r.seat] = {"points": r.points, "won": r.won}
+    rows = [
+        {"hand": row["hand"], "cells": [row["cells"].get(s, {"points": 0}) for s in seats]}
+        for row in hands.values()
+    ]
+    totals = dict.fromkeys(seats, 0)
+    for row in rows:
+        for seat, cell in zip(seats, row["cells"], strict=True):
+            totals[seat] += cell["points"]
+    adjustments = []
+    for e in LedgerEntry.objects.filter(match=match, kind=LedgerEntry.Kind.ADJUSTMENT).order_by(
+        "occurred_at", "pk"
+    ).select_related("payer", "payee", "created_by"):
+        cells = [
+            {"points": e.points if s == e.payee_seat else -e.points if s == e.payer_seat else 0}
+            for s in seats
+        ]
+        totals[e.payee_seat] += e.points
+        totals[e.payer_seat] -= e.points
+        adjustments.append({
+            "entry": e, "cells": cells,
+            "text": f"{e.payer} 付 {e.payee} {e.points}分（{e.reason}）",
+        })
+    stake = base_stake(match)
+    top = max(totals.values()) if totals else 0
+    return {
+        "match": match,
+        "variant_name": variant_name(match.variant),
+        "stake": stake,
+        "players": [
+            {"name": str(p.user), "user_id": p.user_id, "seat": p.seat, "points": totals[p.seat],
+             "amount": totals[p.seat] * stake, "top": top > 0 and totals[p.seat] == top}
+            for p in players
+        ],
+        "rows": rows,
+        "adjustments": adjustments,
+    }
+
+
+def base_stake(match: Match) -> int:
+    """The match's frozen 底注 (1 if the variant has none)."""
+    return int(match.settings.get("base_stake", 1))
+
+
+def club_match_list(*, access: LedgerAccess, filters: LedgerFilters) -> QuerySet[Match]:
+    """The club's matches in the filters (started within the dates), newest first; only the
+    user's own unless they see the whole ledger."""
+    qs = Match.objects.filter(club=access.club)
+    tz = timezone.get_current_timezone()
+    if filters.start is not None:
+        qs = qs.filter(created_at__gte=datetime.combine(filters.start, time.min, tzinfo=tz))
+    if filters.end is not None:
+        qs = qs.filter(created_at__lte=datetime.combine(filters.end, time.max, tzinfo=tz))
+    if filters.room_id is not None:
+        qs = qs.filter(room_id=filters.room_id)
+    if filters.variant:
+        qs = qs.filter(variant=filters.variant)
+    member = filters.member_id if access.sees_all else access.user.pk
+    if member is not None:
+        qs = qs.filter(players__user_id=member)
+    return qs.select_related("room").order_by("-created_at", "-pk")
+
+
+def club_match_rows(matches: Iterable[Match]) -> list[dict[str, Any]]:
+    """Rows of a match list: date, room, game, and each player's name and points so far."""
+    matches = list(matches)
+    players: dict[int, list[MatchPlayer]] = {m.pk: [] for m in matches}
+    for p in MatchPlayer.objects.filter(match__in=matches).select_related("user").order_by(
+        "seat"
+    ):
+        players[p.match_id].append(p)
+    return [
+        {
+            "match": m,
+            "variant_name": variant_name(m.variant),
+            "players": [
+                {"name": str(p.user),
+                 "points": m.totals[p.seat] if p.seat < len(m.totals) else 0}
+                for p in players[m.pk]
+            ],
+        }
+        for m in matches
+    ]

@@ -4,14 +4,16 @@
   ``hand_settled`` signal, inside the match's transaction). Idempotent.
 - :func:`ledger_match_post`: a finished match's per-seat results (``match_finished``).
 - :func:`ledger_adjustment_create`: an owner's signed correction, with a reason.
+- :func:`ledger_checkout_create`: the owner marks a 结账 as paid (a new :class:`Checkout`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import date
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.accounts.models import User
@@ -20,15 +22,11 @@ from apps.clubs.selectors import membership_role
 from apps.matches.models import Hand, Match, MatchPlayer
 
 from .errors import ActionForbidden, ClubNotFound, InvalidInputError, LedgerMismatchError
-from .models import HandResult, LedgerEntry, MatchResult
+from .models import Checkout, HandResult, LedgerEntry, MatchResult
 from .recompute import hand_recompute, lines_as_json
+from .selectors import base_stake, checkout_compute, ledger_access
 
 MAX_ADJUSTMENT_POINTS = 1_000_000
-
-
-def base_stake_of(match: Match) -> int:
-    """The match's frozen 底注 (1 if the variant has none)."""
-    return int(match.settings.get("base_stake", 1))
 
 
 def _seat_users(match: Match) -> dict[int, int]:
@@ -63,7 +61,7 @@ def ledger_hand_post(
         if match is None:
             match = Match.objects.get(pk=hand.match_id)
         users = seat_users if seat_users is not None else _seat_users(match)
-        stake = base_stake_of(match)
+        stake = base_stake(match)
         common: dict[str, Any] = {
             "club_id": match.club_id, "room_id": match.room_id, "match_id": match.pk,
             "variant": match.variant, "occurred_at": hand.ended_at,
@@ -110,7 +108,7 @@ def ledger_match_post(*, match: Match) -> list[MatchResult]:
         existing = list(MatchResult.objects.filter(match=match).order_by("seat"))
         if existing:
             return existing
-        users, stake = _seat_users(match), base_stake_of(match)
+        users, stake = _seat_users(match), base_stake(match)
         sums = dict.fromkeys(users, 0)
         for seat, points in HandResult.objects.filter(match=match).values_list("seat", "points"):
             sums[seat] += points
@@ -180,7 +178,7 @@ def ledger_adjustment_create(
                 errors["corrects"] = "被更正的记录不属于该对局"
         if errors:
             raise InvalidInputError(errors)
-        stake = base_stake_of(match)
+        stake = base_stake(match)
         entry = LedgerEntry(
             kind=LedgerEntry.Kind.ADJUSTMENT, club=club, room_id=match.room_id, match=match,
             variant=match.variant, payer_id=payer_id, payee_id=payee_id,
@@ -190,3 +188,50 @@ def ledger_adjustment_create(
         )
         entry.save()
     return entry
+
+
+def ledger_checkout_create(
+    *, club: Club, actor: User, start: date, end: date, previous_id: int | None, digest: str,
+) -> Checkout:
+    """Mark the 结账 of ``start``–``end`` as paid: a new signed :class:`Checkout` row.
+
+    Only the owner may. ``previous_id`` and ``digest`` are those of the 结账 the owner was
+    shown (:class:`~apps.ledgers.selectors.CheckoutView`): a submit of the same 结账 again
+    returns the row already written; a 结账 that changed since (new results, or another
+    结账 in between) is refused with :class:`InvalidInputError`, nothing written.
+    """
+    access = ledger_access(club_id=club.pk, user=actor)
+    if not access.is_owner:
+        raise ActionForbidden("只有圈主可以结账")
+    with transaction.atomic():
+        last: Checkout | None = (
+            Checkout.objects.select_for_update().filter(club=club)
+            .order_by("-through", "-pk").first()
+        )
+        if (
+            last is not None and last.previous_id == previous_id
+            and (last.period_start, last.period_end) == (start, end)
+        ):
+            return last  # the same 结账 submitted again
+        if (last.pk if last is not None else None) != previous_id:
+            raise InvalidInputError({"checkout": "此后已有新的结账，请刷新后查看"})
+        view = checkout_compute(access=access, start=start, end=end)
+        if view.digest != digest:
+            raise InvalidInputError({"checkout": "结账后又有新的输赢，请刷新后再确认"})
+        if view.settled:
+            raise InvalidInputError({"checkout": "没有需要结清的输赢"})
+        checkout = Checkout(
+            club=club, previous=last, period_start=start, period_end=end, since=view.since,
+            through=view.through, created_by=actor,
+            balances={str(row.user_id): row.total for row in view.rows},
+            payments=[
+                {"payer": p.payer_id, "payee": p.payee_id, "amount": p.amount}
+                for p in view.payments
+            ],
+        )
+        try:
+            with transaction.atomic():
+                checkout.save()
+        except IntegrityError as error:
+            raise InvalidInputError({"checkout": "此后已有新的结账，请刷新后查看"}) from error
+    return checkout

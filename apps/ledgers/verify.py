@@ -16,7 +16,7 @@ from apps.matches.models import Hand, Match
 from apps.matches.state import round_rebuild
 
 from .models import AppendOnlyModel, HandResult, LedgerEntry, MatchResult
-from .services import base_stake_of
+from .selectors import base_stake
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +52,7 @@ def verify_hand(hand: Hand) -> Iterator[Problem]:
     except Exception as exc:
         yield Problem(where, f"无法从日志重算: {exc}")
         return
-    stake = base_stake_of(match)
+    stake = base_stake(match)
     rows = {e.line_no: e for e in LedgerEntry.objects.filter(hand=hand, kind="settlement")}
     for line_no, line in enumerate(settlement.lines, start=1):
         entry = rows.pop(line_no, None)
@@ -107,7 +107,7 @@ def verify_match(match: Match) -> Iterator[Problem]:
     sums: dict[int, int] = {}
     for seat, points in HandResult.objects.filter(match=match).values_list("seat", "points"):
         sums[seat] = sums.get(seat, 0) + points
-    stake = base_stake_of(match)
+    stake = base_stake(match)
     for seat, result in results.items():
         total = sums.get(seat, 0)
         if result.points != total or result.amount != result.points * stake:

@@ -14,6 +14,8 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.http import urlencode
 from django.views.decorators.http import require_POST
 
 from apps.core.auth import AuthenticatedHttpRequest
@@ -21,13 +23,20 @@ from majiang.record import dumps
 
 from . import selectors, services
 from .charts import cumulative_chart_svg
-from .errors import InvalidInputError
+from .errors import ClubNotFound, InvalidInputError
 from .exports import ledger_csv
-from .forms import AdjustmentForm, LedgerFilterForm
+from .forms import (
+    AdjustmentForm,
+    CheckoutMarkForm,
+    CheckoutPeriodForm,
+    LedgerFilterForm,
+    form_error_text,
+)
 from .replay import hand_replay, replay_share_token
 
 ENTRIES_PER_PAGE = 100
 MATCHES_PER_PAGE = 20
+RECENT_MATCHES = 10
 
 
 def _query_without_page(request: HttpRequest) -> str:
@@ -107,6 +116,10 @@ def club_ledger(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse
         "entries": page.object_list,
         "page_obj": page,
         "entry_count": page.paginator.count,
+        "matches": selectors.club_match_rows(
+            selectors.club_match_list(access=access, filters=filters)[:RECENT_MATCHES]
+        ),
+        "last_checkout": selectors.checkout_last(club=access.club) if access.sees_all else None,
         "adjust_form": AdjustmentForm() if access.is_owner else None,
     })
 
@@ -144,3 +157,84 @@ def club_adjust(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse
         else:
             messages.success(request, "调账已记录")
     return redirect("ledgers:club", club_id=club_id)
+
+
+@login_required
+def club_match_table(
+    request: AuthenticatedHttpRequest, club_id: int, match_id: int
+) -> HttpResponse:
+    """One match as a table: its hands as rows, its players as columns, and the totals."""
+    access = selectors.ledger_access(club_id=club_id, user=request.user)
+    match = selectors.match_get_for_viewer(access=access, match_id=match_id)
+    return render(request, "ledgers/match.html", {
+        "club": access.club, "access": access, **selectors.match_table(match=match),
+    })
+
+
+@login_required
+def club_matches(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse:
+    """The club's matches (filtered as the club ledger), newest first, 20 a page."""
+    access = selectors.ledger_access(club_id=club_id, user=request.user)
+    form = LedgerFilterForm(request.GET or None, club=access.club, sees_all=access.sees_all)
+    filters = form.filters() if request.GET else selectors.LedgerFilters()
+    matches = selectors.club_match_list(access=access, filters=filters)
+    page = Paginator(matches, MATCHES_PER_PAGE).get_page(request.GET.get("page"))
+    return render(request, "ledgers/matches.html", {
+        "club": access.club, "access": access, "form": form,
+        "query": _query_without_page(request),
+        "matches": selectors.club_match_rows(page.object_list), "page_obj": page,
+    })
+
+
+@login_required
+def club_checkout(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse:
+    """结账: each member's balance over a period (today by default) and who pays whom;
+    the owner marks it paid (POST), which starts the next 结账 after it."""
+    access = selectors.ledger_access(club_id=club_id, user=request.user)
+    if request.method == "POST":
+        return _checkout_mark(request, access)
+    today = timezone.localdate()
+    form = CheckoutPeriodForm(request.GET or {"start": today, "end": today})
+    view = None
+    if form.is_valid():
+        view = selectors.checkout_compute(
+            access=access, start=form.cleaned_data["start"], end=form.cleaned_data["end"]
+        )
+    elif not access.sees_all:
+        raise ClubNotFound("只有圈主、管理员可以查看结账")
+    mark = None
+    if view is not None and access.is_owner and not view.settled:
+        mark = CheckoutMarkForm(initial={
+            "start": view.start, "end": view.end, "digest": view.digest,
+            "previous": view.last.pk if view.last is not None else None,
+        })
+    return render(request, "ledgers/checkout.html", {
+        "club": access.club, "access": access, "form": form,
+        "error": form_error_text(form) if form.is_bound and not form.is_valid() else "",
+        "view": view, "mark": mark,
+        "history": selectors.checkout_history(club=access.club),
+    })
+
+
+def _checkout_mark(
+    request: AuthenticatedHttpRequest, access: selectors.LedgerAccess
+) -> HttpResponse:
+    form = CheckoutMarkForm(request.POST)
+    url = reverse("ledgers:checkout", args=[access.club.pk])
+    if not form.is_valid():
+        messages.error(request, "结账未记录：" + form_error_text(form))
+        return redirect(url)
+    data = form.cleaned_data
+    url += "?" + urlencode({"start": data["start"].isoformat(), "end": data["end"].isoformat()})
+    try:
+        services.ledger_checkout_create(
+            club=access.club, actor=request.user, start=data["start"], end=data["end"],
+            previous_id=data["previous"], digest=data["digest"],
+        )
+    except InvalidInputError as error:
+        messages.error(request, "结账未记录：" + "；".join(
+            m for ms in error.message_dict.values() for m in ms
+        ))
+    else:
+        messages.success(request, "已标记结清，下次结账从此开始")
+    return redirect(url)
