@@ -106,8 +106,8 @@ def test_a_checkout_of_any_ledger_settles_every_member_to_zero(
         expected = balances_of([
             (table.players[a].pk, table.players[b].pk, p * stake) for a, b, p, _ in moves
         ])
-        assert {r.user_id: r.total for r in view.rows} == {k: v for k, v in expected.items() if v}
         after = {r.user_id: r.total for r in view.rows}
+        assert {k: v for k, v in after.items() if v} == {k: v for k, v in expected.items() if v}
         for p in view.payments:
             after[p.payer_id] += p.amount
             after[p.payee_id] -= p.amount
