@@ -9,7 +9,7 @@ from django import forms
 from apps.clubs.models import Club, Membership, Room
 from majiang.variants import VARIANTS
 
-from .selectors import LedgerFilters
+from .selectors import LedgerFilters, MyFilters
 
 
 class LedgerFilterForm(forms.Form):
@@ -107,3 +107,46 @@ def form_error_text(form: forms.Form) -> str:
         label = form.fields[name].label if name in form.fields else None
         parts += [f"{label}：{e}" if label else str(e) for e in errors]
     return "；".join(parts)
+
+
+class MyResultsFilterForm(forms.Form):
+    """我的战绩 filters: club, game and date range (all optional)."""
+
+    club = forms.TypedChoiceField(label="亲友圈", required=False, coerce=int, empty_value=None)
+    variant = forms.ChoiceField(label="玩法", required=False)
+    start = forms.DateField(
+        label="起始日期", required=False, widget=forms.DateInput({"type": "date"}),
+        error_messages={"invalid": "起始日期格式不对"},
+    )
+    end = forms.DateField(
+        label="截止日期", required=False, widget=forms.DateInput({"type": "date"}),
+        error_messages={"invalid": "截止日期格式不对"},
+    )
+
+    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        clubs = Club.objects.filter(memberships__user=user).order_by("name", "pk")
+        club_field = self.fields["club"]
+        variant_field = self.fields["variant"]
+        assert isinstance(club_field, forms.ChoiceField)
+        assert isinstance(variant_field, forms.ChoiceField)
+        club_field.choices = [("", "全部亲友圈")] + [(c.pk, c.name) for c in clubs]
+        club_field.error_messages["invalid_choice"] = "没有这个亲友圈"
+        variant_field.choices = [("", "全部玩法")] + [(v.id, v.name) for v in VARIANTS.values()]
+        variant_field.error_messages["invalid_choice"] = "没有这个玩法"
+
+    def clean(self) -> dict[str, Any]:
+        """The end may not come before the start."""
+        data = super().clean() or {}
+        start, end = data.get("start"), data.get("end")
+        if start is not None and end is not None and end < start:
+            raise forms.ValidationError("截止日期不能早于起始日期")
+        return data
+
+    def filters(self) -> MyFilters:
+        """The filters of a valid form."""
+        data = self.cleaned_data
+        return MyFilters(
+            club_id=data.get("club"), variant=data.get("variant") or "",
+            start=data.get("start"), end=data.get("end"),
+        )

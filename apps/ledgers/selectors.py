@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, time
@@ -32,7 +33,8 @@ from .errors import ClubNotFound
 from .kinds import line_kind
 from .models import Checkout, HandResult, LedgerEntry, MatchResult
 from .payments import settle_payments
-from .words import line_sentence
+from .recompute import hand_wins, seat_facts
+from .words import category_in_words, line_sentence
 
 MANAGERS = (Membership.Role.OWNER, Membership.Role.ADMIN)
 
@@ -216,24 +218,50 @@ def cumulative_series(
     return list(series.values())
 
 
-def my_match_seat_list(*, user: User) -> QuerySet[MatchPlayer]:
+@dataclass(frozen=True, slots=True)
+class MyFilters:
+    """Filters of 我的战绩: a club, a game and a date range (club time zone), all optional."""
+
+    club_id: int | None = None
+    variant: str = ""
+    start: date | None = None
+    end: date | None = None
+
+
+def my_match_seat_list(
+    *, user: User, filters: MyFilters | None = None
+) -> QuerySet[MatchPlayer]:
     """我的战绩: the user's seats, newest match first (a queryset, to slice or paginate)."""
-    return (
-        MatchPlayer.objects.filter(user=user)
-        .select_related("match__room", "match__club")
-        .order_by("-match__created_at", "-match_id", "-pk")
+    qs = MatchPlayer.objects.filter(user=user)
+    f = filters or MyFilters()
+    if f.club_id is not None:
+        qs = qs.filter(match__club_id=f.club_id)
+    if f.variant:
+        qs = qs.filter(match__variant=f.variant)
+    if f.start is not None:
+        qs = qs.filter(match__created_at__gte=day_start(f.start))
+    if f.end is not None:
+        qs = qs.filter(match__created_at__lte=day_end(f.end))
+    return qs.select_related("match__room", "match__club").order_by(
+        "-match__created_at", "-match_id", "-pk"
     )
 
 
 def my_match_rows(*, user: User, seats: Iterable[MatchPlayer]) -> list[dict[str, Any]]:
     """我的战绩 rows of ``seats`` (e.g. one page of :func:`my_match_seat_list`), each with
-    the user's per-hand results, totals and match result.
+    the game's name, the opponents, the user's per-hand results, total and rank.
 
-    Three queries in all (the seats, their hand results, their match results), however
-    many seats there are.
+    Four queries in all (the seats, the matches' players, the user's hand results and
+    match results), however many seats there are.
     """
     seats = list(seats)
     match_ids = [player.match_id for player in seats]
+    others: dict[int, list[str]] = {match_id: [] for match_id in match_ids}
+    for p in (
+        MatchPlayer.objects.filter(match_id__in=match_ids).exclude(user=user)
+        .select_related("user").order_by("seat")
+    ):
+        others[p.match_id].append(str(p.user))
     hands: dict[int, list[HandResult]] = {match_id: [] for match_id in match_ids}
     for r in (
         HandResult.objects.filter(match_id__in=match_ids, user=user)
@@ -244,26 +272,124 @@ def my_match_rows(*, user: User, seats: Iterable[MatchPlayer]) -> list[dict[str,
     results: dict[int, MatchResult] = {}
     for m in MatchResult.objects.filter(match_id__in=match_ids, user=user):
         results.setdefault(m.match_id, m)
-    return [
-        {
+    rows = []
+    for player in seats:
+        mine = hands[player.match_id]
+        points = sum(r.points for r in mine)
+        totals = [int(t) for t in player.match.totals] or [0]
+        mine_total = totals[player.seat] if player.seat < len(totals) else points
+        rows.append({
             "match": player.match,
             "seat": player.seat,
+            "variant_name": variant_name(player.match.variant),
+            "opponents": others[player.match_id],
             "hands": [
                 {"hand": r.hand, "points": r.points, "amount": r.amount, "won": r.won}
-                for r in hands[player.match_id]
+                for r in mine
             ],
-            "points": sum(r.points for r in hands[player.match_id]),
-            "amount": sum(r.amount for r in hands[player.match_id]),
+            "points": points,
+            "amount": sum(r.amount for r in mine),
+            "stake": base_stake(player.match),
+            "rank": 1 + sum(1 for t in totals if t > mine_total),
             "result": results.get(player.match_id),
-        }
-        for player in seats
-    ]
+        })
+    return rows
 
 
 def my_match_list(*, user: User, limit: int = 30) -> list[dict[str, Any]]:
     """我的战绩: the user's latest ``limit`` matches, newest first, each with its per-hand
     results (see :func:`my_match_rows`)."""
     return my_match_rows(user=user, seats=my_match_seat_list(user=user)[:limit])
+
+
+@dataclass(frozen=True, slots=True)
+class MyStats:
+    """A player's statistics over their filtered matches."""
+
+    matches: int
+    hands: int
+    wins: int
+    self_draws: int
+    dealt_in: int
+    points: int
+    amount: int
+    best: str
+    series: list[dict[str, Any]]
+
+    def _rate(self, count: int) -> str:
+        return f"{100 * count / self.hands:.1f}%" if self.hands else "—"
+
+    @property
+    def win_rate(self) -> str:
+        """胡牌率: hands won / hands played."""
+        return self._rate(self.wins)
+
+    @property
+    def deal_in_rate(self) -> str:
+        """点炮率: hands in which the player fed a win / hands played."""
+        return self._rate(self.dealt_in)
+
+    @property
+    def self_draw_rate(self) -> str:
+        """自摸率: hands won by 自摸 / hands played."""
+        return self._rate(self.self_draws)
+
+    @property
+    def average(self) -> str:
+        """平均得分: points per match."""
+        return f"{self.points / self.matches:.1f}" if self.matches else "—"
+
+
+FAN = re.compile(r"(\d+)番")
+
+
+def my_stats(*, user: User, filters: MyFilters | None = None) -> MyStats:
+    """场次, 局数, 胡牌率, 点炮率, 自摸率, 平均得分, 最大番/牌型 and 累计 over the user's
+    matches in ``filters``, with the running total after each match (for the chart).
+
+    How each hand was won (自摸, 点炮) comes from replaying its record with the rules
+    package; the biggest win is the largest 牌型 line the user was paid.
+    """
+    seats = my_match_seat_list(user=user, filters=filters)
+    results = (
+        HandResult.objects.filter(user=user, match_id__in=seats.values("match_id"))
+        .values_list("seat", "won", "points", "amount", "match_id", "occurred_at",
+                     "hand__record", "hand__settlement")
+        .order_by("occurred_at", "pk")
+    )
+    hands = wins = self_draws = dealt_in = points = amount = 0
+    best_points, best = 0, ""
+    per_match: dict[int, tuple[datetime, int]] = {}
+    for seat, won, p, a, match_id, when, record, settlement in results:
+        hands += 1
+        wins += won
+        points += p
+        amount += a
+        per_match[match_id] = (when, per_match.get(match_id, (when, 0))[1] + p)
+        if record:
+            facts = seat_facts(hand_wins(record), seat)
+            self_draws += facts.self_draw
+            dealt_in += facts.dealt_in
+        for line in (settlement or {}).get("lines", []):
+            category = str(line.get("category", ""))
+            if (
+                line.get("payee") == seat and category.startswith("牌型:")
+                and line["points"] > best_points
+            ):
+                fan = FAN.search(str(line.get("note", "")))
+                best_points = line["points"]
+                best = category_in_words(category) + (
+                    f" {fan.group(1)}番" if fan else f" {line['points']}分"
+                )
+    running, chart = 0, []
+    for when, total in sorted(per_match.values(), key=lambda item: item[0]):
+        running += total
+        chart.append((when, running))
+    return MyStats(
+        matches=seats.count(), hands=hands, wins=wins, self_draws=self_draws,
+        dealt_in=dealt_in, points=points, amount=amount, best=best or "—",
+        series=[{"user_id": user.pk, "name": "我的累计", "points": chart}] if chart else [],
+    )
 
 
 def hand_get_for_viewer(*, hand_id: int, user: User | Any, share: str = "") -> Hand:

@@ -30,6 +30,7 @@ from .forms import (
     CheckoutMarkForm,
     CheckoutPeriodForm,
     LedgerFilterForm,
+    MyResultsFilterForm,
     form_error_text,
 )
 from .replay import hand_replay, replay_share_token
@@ -48,14 +49,26 @@ def _query_without_page(request: HttpRequest) -> str:
 
 @login_required
 def my_results(request: AuthenticatedHttpRequest) -> HttpResponse:
-    """我的战绩: my matches with per-hand results, 20 matches a page (``?page=N``)."""
-    paginator = Paginator(selectors.my_match_seat_list(user=request.user), MATCHES_PER_PAGE)
-    page = paginator.get_page(request.GET.get("page"))
-    return render(request, "ledgers/mine.html", {
+    """我的战绩: my statistics and chart, then my matches with their hands, 20 a page
+    (``?page=N``), filtered by club, game and dates; a bad filter shows its error only."""
+    query = request.GET.copy()
+    query.pop("page", None)
+    form = MyResultsFilterForm(query or None, user=request.user)
+    context: dict[str, object] = {"form": form, "query": _query_without_page(request)}
+    if form.is_bound and not form.is_valid():
+        context["error"] = "筛选条件有误：" + form_error_text(form)
+        return render(request, "ledgers/mine.html", context)
+    filters = form.filters() if form.is_bound else selectors.MyFilters()
+    seats = selectors.my_match_seat_list(user=request.user, filters=filters)
+    page = Paginator(seats, MATCHES_PER_PAGE).get_page(request.GET.get("page"))
+    stats = selectors.my_stats(user=request.user, filters=filters)
+    context.update({
         "matches": selectors.my_match_rows(user=request.user, seats=page.object_list),
         "page_obj": page,
-        "query": _query_without_page(request),
+        "stats": stats,
+        "chart": cumulative_chart_svg(stats.series),
     })
+    return render(request, "ledgers/mine.html", context)
 
 
 @login_required

@@ -97,7 +97,7 @@ class MyMatchOutput(serializers.Serializer[dict[str, Any]]):
 
 
 class HandLineOutput(serializers.Serializer[dict[str, Any]]):
-    text = serializers.CharField(help_text="如「冲锋鸡: 李四 → 张三 3分」")
+    text = serializers.CharField(help_text="如「李四 付 张三 冲锋鸡 3分」")
     entry = LedgerEntryOutput()
     adjustment = serializers.BooleanField()
 
