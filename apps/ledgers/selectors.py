@@ -28,9 +28,10 @@ from apps.accounts.models import User
 from apps.clubs.models import Club, Membership
 from apps.clubs.selectors import membership_role, variant_name
 from apps.matches.models import Hand, Match, MatchPlayer
+from majiang.record import replay
 
 from .errors import ClubNotFound
-from .kinds import line_kind
+from .kinds import KIND_NAMES, line_kind
 from .models import Checkout, HandResult, LedgerEntry, MatchResult
 from .payments import settle_payments
 from .recompute import hand_wins, seat_facts
@@ -697,3 +698,88 @@ def club_match_rows(matches: Iterable[Match]) -> list[dict[str, Any]]:
         }
         for m in matches
     ]
+
+
+MELD_NAMES = {"pung": "碰", "exposed_kong": "明杠", "concealed_kong": "暗杠", "added_kong": "补杠"}
+WIN_WORDS = {"self_draw": "自摸", "on_discard": "点炮", "robbing_kong": "抢杠"}
+SUIT_ORDER = {"m": 0, "s": 1, "p": 2}
+
+
+def _tile_order(code: str) -> tuple[int, str]:
+    return SUIT_ORDER[code[1]], code[0]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """One seat on the hand page: its final tiles, how it won, its subtotals by kind."""
+
+    seat: int
+    name: str
+    dealer: bool
+    concealed: list[str]
+    melds: list[dict[str, Any]]
+    win_tile: str | None
+    how: str
+    subtotals: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        """The seat's net points in the hand."""
+        return sum(self.subtotals.values())
+
+
+def hand_view(hand: Hand) -> dict[str, Any]:
+    """Everything the hand page shows: each seat's final tiles (the winning tile apart and
+    how it was won), each seat's subtotal by kind of line, and the lines in words.
+
+    The final tiles come from replaying the hand's record with the rules package.
+    """
+    record = hand.record or {}
+    names = seat_names(hand.match)
+    final = replay(record)
+    snap = final.snapshot()
+    wins = {w.seat: w for w in final.wins}
+    lines = hand_lines_in_words(hand)
+    seats: list[SeatView] = []
+    for seat, s in enumerate(snap["seats"]):
+        concealed = list(s["hand"])
+        melds = [
+            {"name": MELD_NAMES.get(m["kind"], m["kind"]), "tiles": [m["tile"]] * (
+                3 if m["kind"] == "pung" else 4
+            ), "concealed": m["kind"] == "concealed_kong"}
+            for m in s["melds"]
+        ]
+        win = wins.get(seat)
+        how = ""
+        if win is not None:
+            if len(concealed) + 3 * len(melds) == 14 and win.tile.code in concealed:
+                concealed.remove(win.tile.code)
+            how = WIN_WORDS[win.source.value]
+            if win.from_seat is not None and win.source.value != "self_draw":
+                how += f"（{names[win.from_seat]}）"
+        subtotals: dict[str, int] = {}
+        for line in lines:
+            e = line["entry"]
+            sign = 1 if e.payee_seat == seat else -1 if e.payer_seat == seat else 0
+            if sign:
+                subtotals[line["kind"]] = subtotals.get(line["kind"], 0) + sign * e.points
+        seats.append(SeatView(
+            seat=seat, name=names[seat], dealer=seat == hand.dealer,
+            concealed=sorted(concealed, key=_tile_order), melds=melds,
+            win_tile=win.tile.code if win is not None else None, how=how,
+            subtotals=subtotals,
+        ))
+    kinds = [k for k in KIND_NAMES if any(k in s.subtotals for s in seats)]
+    summary = (hand.settlement or {}).get("summary") or {}
+    return {
+        "variant_name": variant_name(hand.match.variant),
+        "seats": seats,
+        "kinds": [
+            {"name": KIND_NAMES[k], "cells": [s.subtotals.get(k, 0) for s in seats]}
+            for k in kinds
+        ],
+        "lines": lines,
+        "fanji": summary.get("fanji"),
+        "luobo": list(summary.get("luobo") or []),
+        "drawn_game": not final.wins,
+    }

@@ -73,14 +73,20 @@ def my_results(request: AuthenticatedHttpRequest) -> HttpResponse:
 
 @login_required
 def hand_detail(request: AuthenticatedHttpRequest, hand_id: int) -> HttpResponse:
-    """A settled hand's settlement lines in words, with links to its replay and record."""
+    """A settled hand: the four final hands as tiles, each seat's subtotals by kind, the
+    lines in words (their rulings in a small detail), links to its replay and match."""
     share = request.GET.get("share", "")
     hand = selectors.hand_get_for_viewer(hand_id=hand_id, user=request.user, share=share)
+    access = selectors.ledger_access(club_id=hand.match.club_id, user=request.user)
+    try:
+        selectors.match_get_for_viewer(access=access, match_id=hand.match_id)
+    except ClubNotFound:
+        can_see_match = False
+    else:
+        can_see_match = True
     return render(request, "ledgers/hand.html", {
-        "hand": hand,
-        "lines": selectors.hand_lines_in_words(hand),
-        "names": selectors.seat_names(hand.match),
-        "share": share,
+        "hand": hand, "share": share, "can_see_match": can_see_match,
+        **selectors.hand_view(hand),
     })
 
 
