@@ -55,15 +55,70 @@ class LedgerFilterForm(forms.Form):
         )
 
 
-class AdjustmentForm(forms.Form):
-    """The owner's correction: in match ``match``, ``payer`` pays ``payee`` ``points``."""
+class AdjustmentMatchForm(forms.Form):
+    """调账, step 1: which match (the club's latest, by date, game and players)."""
 
-    match = forms.IntegerField(label="对局编号", min_value=1)
-    payer = forms.IntegerField(label="付方用户编号", min_value=1)
-    payee = forms.IntegerField(label="收方用户编号", min_value=1)
-    points = forms.IntegerField(label="分数", min_value=1)
-    reason = forms.CharField(label="调账原因", max_length=200)
-    corrects = forms.IntegerField(label="更正的记录编号", required=False, min_value=1)
+    match = forms.TypedChoiceField(
+        label="对局", coerce=int, error_messages={
+            "required": "请选择对局", "invalid_choice": "请从列表中选择对局",
+        },
+    )
+
+    def __init__(self, *args: Any, matches: list[tuple[int, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["match"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = [("", "请选择对局"), *matches]
+        self.labels = dict(matches)
+
+
+class AdjustmentForm(forms.Form):
+    """调账, step 2: in the chosen match, ``payer`` pays ``payee`` ``points``, because."""
+
+    payer = forms.TypedChoiceField(
+        label="付方", coerce=int,
+        error_messages={"required": "请选择付方", "invalid_choice": "付方不是该对局的玩家"},
+    )
+    payee = forms.TypedChoiceField(
+        label="收方", coerce=int,
+        error_messages={"required": "请选择收方", "invalid_choice": "收方不是该对局的玩家"},
+    )
+    points = forms.IntegerField(
+        label="分数", min_value=1, max_value=1_000_000,
+        error_messages={
+            "required": "请填写分数", "invalid": "分数必须是整数",
+            "min_value": "分数必须为正整数", "max_value": "分数太大",
+        },
+    )
+    reason = forms.CharField(
+        label="调账原因", max_length=200, error_messages={"required": "请填写调账原因"},
+    )
+    corrects = forms.TypedChoiceField(
+        label="更正哪一条记录（可不选）", required=False, coerce=int, empty_value=None,
+        error_messages={"invalid_choice": "被更正的记录不属于该对局"},
+    )
+    key = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
+
+    def __init__(
+        self, *args: Any, players: list[tuple[int, str]], lines: list[tuple[int, str]],
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        for name, choices in (
+            ("payer", [("", "请选择付方"), *players]),
+            ("payee", [("", "请选择收方"), *players]),
+            ("corrects", [("", "不更正具体记录"), *lines]),
+        ):
+            field = self.fields[name]
+            assert isinstance(field, forms.ChoiceField)
+            field.choices = choices
+
+    def clean(self) -> dict[str, Any]:
+        """The payer and the payee are two different players."""
+        data = super().clean() or {}
+        if data.get("payer") is not None and data.get("payer") == data.get("payee"):
+            self.add_error("payee", "付方和收方不能是同一人")
+        return data
 
 
 MAX_PERIOD_DAYS = 366

@@ -344,3 +344,27 @@ class Checkout(AppendOnlyModel):
     def __str__(self) -> str:
         end = self.period_end.isoformat()
         return f"结账 {self.period_start.isoformat()}–{end}（{len(self.payments)}笔）"
+
+
+class AdjustmentReceipt(models.Model):
+    """The once-only key of an owner's 调账 form: submitting the same form twice finds the
+    entry the first submit wrote instead of writing another."""
+
+    club = models.ForeignKey(
+        "clubs.Club", on_delete=models.PROTECT, related_name="+", verbose_name="亲友圈"
+    )
+    key = models.CharField("表单编号", max_length=64)
+    entry = models.OneToOneField(
+        LedgerEntry, on_delete=models.PROTECT, related_name="receipt", verbose_name="调账记录"
+    )
+    created_at = models.DateTimeField("写入时间", auto_now_add=True)
+
+    class Meta:
+        verbose_name = "调账回执"
+        verbose_name_plural = "调账回执"
+        constraints = (
+            models.UniqueConstraint(fields=["club", "key"], name="ledger_one_entry_per_form"),
+        )
+
+    def __str__(self) -> str:
+        return f"调账回执 {self.key[:8]}"

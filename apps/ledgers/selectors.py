@@ -783,3 +783,36 @@ def hand_view(hand: Hand) -> dict[str, Any]:
         "luobo": list(summary.get("luobo") or []),
         "drawn_game": not final.wins,
     }
+
+
+def adjust_match_choices(*, club: Club, limit: int = 60) -> list[tuple[int, str]]:
+    """The club's latest matches as picker choices: ``12-01 20:30 · 都匀独山捉鸡 · 张三、李四…``."""
+    rows = club_match_rows(Match.objects.filter(club=club).order_by("-created_at", "-pk")[:limit])
+    return [
+        (
+            row["match"].pk,
+            f"{timezone.localtime(row['match'].created_at):%m-%d %H:%M} · {row['variant_name']} · "
+            + "、".join(p["name"] for p in row["players"]),
+        )
+        for row in rows
+    ]
+
+
+def match_players(*, match: Match) -> list[tuple[int, str]]:
+    """The match's players as picker choices (user ID, name), in seat order."""
+    players = MatchPlayer.objects.filter(match=match).select_related("user").order_by("seat")
+    return [(p.user_id, str(p.user)) for p in players]
+
+
+def match_line_choices(*, match: Match) -> list[tuple[int, str]]:
+    """The match's ledger rows as picker choices: ``第2局 李四 付 张三 幺鸡 1分``."""
+    names = seat_names(match)
+    rows = LedgerEntry.objects.filter(match=match).select_related("hand").order_by("pk")
+    return [
+        (
+            e.pk,
+            (f"第{e.hand.number}局 " if e.hand is not None else "调账 ")
+            + line_sentence(names[e.payer_seat], names[e.payee_seat], e.category, e.points),
+        )
+        for e in rows
+    ]

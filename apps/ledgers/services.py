@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -22,9 +23,9 @@ from apps.clubs.selectors import membership_role
 from apps.matches.models import Hand, Match, MatchPlayer
 
 from .errors import ActionForbidden, ClubNotFound, InvalidInputError, LedgerMismatchError
-from .models import Checkout, HandResult, LedgerEntry, MatchResult
+from .models import AdjustmentReceipt, Checkout, HandResult, LedgerEntry, MatchResult
 from .recompute import hand_recompute, lines_as_json
-from .selectors import base_stake, checkout_compute, ledger_access
+from .selectors import base_stake, checkout_compute, ledger_access, match_table
 
 MAX_ADJUSTMENT_POINTS = 1_000_000
 
@@ -132,7 +133,38 @@ def ledger_match_post(*, match: Match) -> list[MatchResult]:
     return results
 
 
-def ledger_adjustment_create(
+@dataclass(frozen=True, slots=True)
+class AdjustmentPlan:
+    """A checked 调账, not yet written: who pays whom how much in which match, and each
+    side's total in the match before and after."""
+
+    match: Match
+    payer: User
+    payee: User
+    points: int
+    stake: int
+    reason: str
+    corrects: LedgerEntry | None
+    payer_before: int
+    payee_before: int
+
+    @property
+    def amount(self) -> int:
+        """Points × the match's 底注."""
+        return self.points * self.stake
+
+    @property
+    def payer_after(self) -> int:
+        """The payer's total in the match once the entry is written."""
+        return self.payer_before - self.points
+
+    @property
+    def payee_after(self) -> int:
+        """The payee's total in the match once the entry is written."""
+        return self.payee_before + self.points
+
+
+def ledger_adjustment_plan(
     *,
     club: Club,
     actor: User,
@@ -142,12 +174,11 @@ def ledger_adjustment_create(
     points: int,
     reason: str,
     corrects_id: int | None = None,
-) -> LedgerEntry:
-    """Record the owner's correction: ``payer`` pays ``payee`` ``points`` in a match.
+) -> AdjustmentPlan:
+    """Check an owner's correction and say what it will do; write nothing.
 
     Only the club's owner may correct. The payer and payee must be players of the match;
-    a reason is required. The original rows stay as they are; the correction is a new,
-    signed row shown as 调账.
+    a reason is required. Raises what :func:`ledger_adjustment_create` raises.
     """
     role = membership_role(club, actor)
     if role is None:
@@ -162,31 +193,82 @@ def ledger_adjustment_create(
         errors["points"] = "调账分数必须为正整数"
     if payer_id == payee_id:
         errors["payee"] = "付方和收方不能是同一人"
-    with transaction.atomic():
-        match = Match.objects.filter(pk=match_id, club=club).first()
-        if match is None:
-            raise ClubNotFound("对局不存在")
-        seats = {user: seat for seat, user in _seat_users(match).items()}
-        if payer_id not in seats:
-            errors["payer"] = "付方不是该对局的玩家"
-        if payee_id not in seats:
-            errors["payee"] = "收方不是该对局的玩家"
-        corrects = None
-        if corrects_id is not None:
-            corrects = LedgerEntry.objects.filter(pk=corrects_id, match=match).first()
-            if corrects is None:
-                errors["corrects"] = "被更正的记录不属于该对局"
-        if errors:
-            raise InvalidInputError(errors)
-        stake = base_stake(match)
-        entry = LedgerEntry(
-            kind=LedgerEntry.Kind.ADJUSTMENT, club=club, room_id=match.room_id, match=match,
-            variant=match.variant, payer_id=payer_id, payee_id=payee_id,
-            payer_seat=seats[payer_id], payee_seat=seats[payee_id], category="调账",
-            points=points, base_stake=stake, amount=points * stake, reason=reason,
-            corrects=corrects, created_by=actor, occurred_at=timezone.now(),
+    match = Match.objects.filter(pk=match_id, club=club).first()
+    if match is None:
+        raise ClubNotFound("对局不存在")
+    seats = {user: seat for seat, user in _seat_users(match).items()}
+    if payer_id not in seats:
+        errors["payer"] = "付方不是该对局的玩家"
+    if payee_id not in seats:
+        errors["payee"] = "收方不是该对局的玩家"
+    corrects = None
+    if corrects_id is not None:
+        corrects = LedgerEntry.objects.filter(pk=corrects_id, match=match).first()
+        if corrects is None:
+            errors["corrects"] = "被更正的记录不属于该对局"
+    if errors:
+        raise InvalidInputError(errors)
+    totals = {p["user_id"]: p["points"] for p in match_table(match=match)["players"]}
+    users = User.objects.in_bulk([payer_id, payee_id])
+    return AdjustmentPlan(
+        match=match, payer=users[payer_id], payee=users[payee_id], points=points,
+        stake=base_stake(match), reason=reason, corrects=corrects,
+        payer_before=totals[payer_id], payee_before=totals[payee_id],
+    )
+
+
+def ledger_adjustment_create(
+    *,
+    club: Club,
+    actor: User,
+    match_id: int,
+    payer_id: int,
+    payee_id: int,
+    points: int,
+    reason: str,
+    corrects_id: int | None = None,
+    request_key: str = "",
+) -> LedgerEntry:
+    """Record the owner's correction: ``payer`` pays ``payee`` ``points`` in a match.
+
+    Checked as :func:`ledger_adjustment_plan` checks it. The original rows stay as they
+    are; the correction is a new, signed row shown as 调账. With a ``request_key`` (the
+    form's once-only key) a second submit of the same form returns the entry the first
+    wrote.
+    """
+    def done() -> LedgerEntry | None:
+        receipt = (
+            AdjustmentReceipt.objects.filter(club=club, key=request_key)
+            .select_related("entry").first()
         )
-        entry.save()
+        return receipt.entry if receipt is not None else None
+
+    if request_key and (entry := done()) is not None:
+        return entry
+    try:
+        with transaction.atomic():
+            plan = ledger_adjustment_plan(
+                club=club, actor=actor, match_id=match_id, payer_id=payer_id,
+                payee_id=payee_id, points=points, reason=reason, corrects_id=corrects_id,
+            )
+            seats = {user: seat for seat, user in _seat_users(plan.match).items()}
+            entry = LedgerEntry(
+                kind=LedgerEntry.Kind.ADJUSTMENT, club=club, room_id=plan.match.room_id,
+                match=plan.match, variant=plan.match.variant, payer_id=payer_id,
+                payee_id=payee_id, payer_seat=seats[payer_id], payee_seat=seats[payee_id],
+                category="调账", points=points, base_stake=plan.stake, amount=plan.amount,
+                reason=plan.reason, corrects=plan.corrects, created_by=actor,
+                occurred_at=timezone.now(),
+            )
+            entry.save()
+            if request_key:
+                AdjustmentReceipt.objects.create(club=club, key=request_key, entry=entry)
+    except IntegrityError:
+        # The same form submitted twice at once: the other submit's entry stands, this
+        # one's was rolled back with its receipt.
+        if request_key and (entry := done()) is not None:
+            return entry
+        raise
     return entry
 
 

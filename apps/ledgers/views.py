@@ -6,7 +6,7 @@ Thin views: every permission rule lives in :mod:`apps.ledgers.selectors` and
 
 from __future__ import annotations
 
-import json
+import secrets
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -16,17 +16,17 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import urlencode
-from django.views.decorators.http import require_POST
 
 from apps.core.auth import AuthenticatedHttpRequest
 from majiang.record import dumps
 
 from . import selectors, services
 from .charts import cumulative_chart_svg
-from .errors import ClubNotFound, InvalidInputError
+from .errors import ActionForbidden, ClubNotFound, InvalidInputError
 from .exports import ledger_csv
 from .forms import (
     AdjustmentForm,
+    AdjustmentMatchForm,
     CheckoutMarkForm,
     CheckoutPeriodForm,
     LedgerFilterForm,
@@ -139,7 +139,6 @@ def club_ledger(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse
             selectors.club_match_list(access=access, filters=filters)[:RECENT_MATCHES]
         ),
         "last_checkout": selectors.checkout_last(club=access.club) if access.sees_all else None,
-        "adjust_form": AdjustmentForm() if access.is_owner else None,
     })
 
 
@@ -156,26 +155,54 @@ def club_ledger_csv(request: AuthenticatedHttpRequest, club_id: int) -> Streamin
 
 
 @login_required
-@require_POST
 def club_adjust(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse:
-    """The owner's correction (调账), posted from the club ledger page."""
+    """调账 (owner only): pick the match, then payer, payee, points and reason by name;
+    preview what the entry will do; confirm to write it (once, however often submitted)."""
     access = selectors.ledger_access(club_id=club_id, user=request.user)
-    form = AdjustmentForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "调账信息不完整: " + json.dumps(form.errors, ensure_ascii=False))
-    else:
-        data = form.cleaned_data
-        try:
-            services.ledger_adjustment_create(
-                club=access.club, actor=request.user, match_id=data["match"],
-                payer_id=data["payer"], payee_id=data["payee"], points=data["points"],
-                reason=data["reason"], corrects_id=data["corrects"],
-            )
-        except InvalidInputError as error:
-            messages.error(request, "；".join(m for ms in error.message_dict.values() for m in ms))
+    if not access.is_owner:
+        raise ActionForbidden("只有圈主可以调账")
+    source = request.POST if request.method == "POST" else request.GET
+    picker = AdjustmentMatchForm(
+        source if "match" in source else None,
+        matches=selectors.adjust_match_choices(club=access.club),
+    )
+    context: dict[str, object] = {"club": access.club, "picker": picker}
+    if not picker.is_valid():
+        context["error"] = form_error_text(picker) if picker.is_bound else ""
+        return render(request, "ledgers/adjust.html", context)
+    match = selectors.match_get_for_viewer(access=access, match_id=picker.cleaned_data["match"])
+    choices = {
+        "players": selectors.match_players(match=match),
+        "lines": selectors.match_line_choices(match=match),
+    }
+    context.update({"match": match, "match_label": picker.labels[match.pk]})
+    form = AdjustmentForm(request.POST if request.method == "POST" else None, **choices)
+    context["form"] = form
+    action = request.POST.get("action", "")
+    if not form.is_bound or action == "edit" or not form.is_valid():
+        return render(request, "ledgers/adjust.html", context)
+    data = form.cleaned_data
+    fields = {
+        "club": access.club, "actor": request.user, "match_id": match.pk,
+        "payer_id": data["payer"], "payee_id": data["payee"], "points": data["points"],
+        "reason": data["reason"], "corrects_id": data["corrects"],
+    }
+    try:
+        if action == "confirm":
+            services.ledger_adjustment_create(**fields, request_key=data["key"])
         else:
-            messages.success(request, "调账已记录")
-    return redirect("ledgers:club", club_id=club_id)
+            context["plan"] = services.ledger_adjustment_plan(**fields)
+    except InvalidInputError as error:
+        for name, texts in error.message_dict.items():
+            form.add_error(name if name in form.fields else None, texts)
+        return render(request, "ledgers/adjust.html", context)
+    if action == "confirm":
+        messages.success(request, "调账已记录")
+        return redirect("ledgers:match", club_id=access.club.pk, match_id=match.pk)
+    context["confirm"] = AdjustmentForm(
+        initial={**data, "key": data["key"] or secrets.token_urlsafe(16)}, **choices
+    )
+    return render(request, "ledgers/adjust.html", context)
 
 
 @login_required
