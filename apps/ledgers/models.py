@@ -164,16 +164,27 @@ class LedgerEntry(AppendOnlyModel):
         ADJUSTMENT = "adjustment", "调账"
 
     kind = models.CharField("类型", max_length=10, choices=Kind.choices)
-    club = models.ForeignKey("clubs.Club", on_delete=models.PROTECT, related_name="+")
-    room = models.ForeignKey("clubs.Room", on_delete=models.PROTECT, related_name="+")
-    match = models.ForeignKey("matches.Match", on_delete=models.PROTECT, related_name="+")
+    club = models.ForeignKey(
+        "clubs.Club", on_delete=models.PROTECT, related_name="+", verbose_name="亲友圈"
+    )
+    room = models.ForeignKey(
+        "clubs.Room", on_delete=models.PROTECT, related_name="+", verbose_name="房间"
+    )
+    match = models.ForeignKey(
+        "matches.Match", on_delete=models.PROTECT, related_name="+", verbose_name="对局"
+    )
     hand = models.ForeignKey(
-        "matches.Hand", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        "matches.Hand", on_delete=models.PROTECT, null=True, blank=True, related_name="+",
+        verbose_name="牌局",
     )
     line_no = models.PositiveSmallIntegerField("行号", null=True, blank=True)
     variant = models.CharField("玩法", max_length=20)
-    payer = models.ForeignKey(USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    payee = models.ForeignKey(USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    payer = models.ForeignKey(
+        USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name="付方"
+    )
+    payee = models.ForeignKey(
+        USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name="收方"
+    )
     payer_seat = models.PositiveSmallIntegerField("付方座位")
     payee_seat = models.PositiveSmallIntegerField("收方座位")
     category = models.CharField("项目", max_length=60)
@@ -184,10 +195,12 @@ class LedgerEntry(AppendOnlyModel):
     note = models.CharField("说明", max_length=200, blank=True)
     reason = models.CharField("调账原因", max_length=200, blank=True)
     corrects = models.ForeignKey(
-        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="corrections"
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="corrections",
+        verbose_name="更正的记录",
     )
     created_by = models.ForeignKey(
-        USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+",
+        verbose_name="操作人",
     )
     occurred_at = models.DateTimeField("时间", help_text="局终时间，调账为调账时间")
 
@@ -228,18 +241,29 @@ class LedgerEntry(AppendOnlyModel):
         )
 
     def __str__(self) -> str:
-        return f"{self.category}: {self.payer_seat}→{self.payee_seat} {self.points}分"
+        what = "调账" if self.kind == self.Kind.ADJUSTMENT else self.category.removeprefix("牌型:")
+        return f"{self.payer} 付 {self.payee} {what} {self.points}分"
 
 
 class HandResult(AppendOnlyModel):
     """One seat's net result of a settled hand."""
 
-    club = models.ForeignKey("clubs.Club", on_delete=models.PROTECT, related_name="+")
-    room = models.ForeignKey("clubs.Room", on_delete=models.PROTECT, related_name="+")
-    match = models.ForeignKey("matches.Match", on_delete=models.PROTECT, related_name="+")
-    hand = models.ForeignKey("matches.Hand", on_delete=models.PROTECT, related_name="+")
+    club = models.ForeignKey(
+        "clubs.Club", on_delete=models.PROTECT, related_name="+", verbose_name="亲友圈"
+    )
+    room = models.ForeignKey(
+        "clubs.Room", on_delete=models.PROTECT, related_name="+", verbose_name="房间"
+    )
+    match = models.ForeignKey(
+        "matches.Match", on_delete=models.PROTECT, related_name="+", verbose_name="对局"
+    )
+    hand = models.ForeignKey(
+        "matches.Hand", on_delete=models.PROTECT, related_name="+", verbose_name="牌局"
+    )
     variant = models.CharField("玩法", max_length=20)
-    user = models.ForeignKey(USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    user = models.ForeignKey(
+        USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name="玩家"
+    )
     seat = models.PositiveSmallIntegerField("座位")
     points = models.IntegerField("得分")
     amount = models.IntegerField("金额")
@@ -261,17 +285,25 @@ class HandResult(AppendOnlyModel):
         )
 
     def __str__(self) -> str:
-        return f"hand #{self.hand_id} seat {self.seat}: {self.points}"
+        return f"{self.user} 对局 #{self.match_id} 一局 {self.points:+d}分"
 
 
 class MatchResult(AppendOnlyModel):
     """One seat's net result of a finished (or dissolved) match."""
 
-    club = models.ForeignKey("clubs.Club", on_delete=models.PROTECT, related_name="+")
-    room = models.ForeignKey("clubs.Room", on_delete=models.PROTECT, related_name="+")
-    match = models.ForeignKey("matches.Match", on_delete=models.PROTECT, related_name="+")
+    club = models.ForeignKey(
+        "clubs.Club", on_delete=models.PROTECT, related_name="+", verbose_name="亲友圈"
+    )
+    room = models.ForeignKey(
+        "clubs.Room", on_delete=models.PROTECT, related_name="+", verbose_name="房间"
+    )
+    match = models.ForeignKey(
+        "matches.Match", on_delete=models.PROTECT, related_name="+", verbose_name="对局"
+    )
     variant = models.CharField("玩法", max_length=20)
-    user = models.ForeignKey(USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    user = models.ForeignKey(
+        USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name="玩家"
+    )
     seat = models.PositiveSmallIntegerField("座位")
     points = models.IntegerField("得分")
     amount = models.IntegerField("金额")
@@ -295,7 +327,7 @@ class MatchResult(AppendOnlyModel):
         )
 
     def __str__(self) -> str:
-        return f"match #{self.match_id} seat {self.seat}: {self.points}"
+        return f"{self.user} 对局 #{self.match_id} 全场 {self.points:+d}分"
 
 
 class Checkout(AppendOnlyModel):
