@@ -12,14 +12,19 @@ from majiang.variants import VARIANTS
 from .selectors import LedgerFilters, MyFilters
 
 
+def date_widget() -> forms.DateInput:
+    """A date picker; its value in ISO form, which ``<input type="date">`` requires."""
+    return forms.DateInput({"type": "date"}, format="%Y-%m-%d")
+
+
 class LedgerFilterForm(forms.Form):
     """Filters by date range, member, room and variant (all optional)."""
 
     start = forms.DateField(
-        label="起始日期", required=False, widget=forms.DateInput({"type": "date"})
+        label="起始日期", required=False, widget=date_widget()
     )
     end = forms.DateField(
-        label="截止日期", required=False, widget=forms.DateInput({"type": "date"})
+        label="截止日期", required=False, widget=date_widget()
     )
     member = forms.TypedChoiceField(label="成员", required=False, coerce=int, empty_value=None)
     room = forms.TypedChoiceField(label="房间", required=False, coerce=int, empty_value=None)
@@ -128,11 +133,11 @@ class CheckoutPeriodForm(forms.Form):
     """结账 period: from ``start`` to ``end`` (inclusive; both default to today)."""
 
     start = forms.DateField(
-        label="起始日期", widget=forms.DateInput({"type": "date"}),
+        label="起始日期", widget=date_widget(),
         error_messages={"required": "请选择起始日期", "invalid": "起始日期格式不对"},
     )
     end = forms.DateField(
-        label="截止日期", widget=forms.DateInput({"type": "date"}),
+        label="截止日期", widget=date_widget(),
         error_messages={"required": "请选择截止日期", "invalid": "截止日期格式不对"},
     )
 
@@ -170,11 +175,11 @@ class MyResultsFilterForm(forms.Form):
     club = forms.TypedChoiceField(label="亲友圈", required=False, coerce=int, empty_value=None)
     variant = forms.ChoiceField(label="玩法", required=False)
     start = forms.DateField(
-        label="起始日期", required=False, widget=forms.DateInput({"type": "date"}),
+        label="起始日期", required=False, widget=date_widget(),
         error_messages={"invalid": "起始日期格式不对"},
     )
     end = forms.DateField(
-        label="截止日期", required=False, widget=forms.DateInput({"type": "date"}),
+        label="截止日期", required=False, widget=date_widget(),
         error_messages={"invalid": "截止日期格式不对"},
     )
 

@@ -22,7 +22,8 @@ def test_last_seen_is_written_at_most_once_a_minute() -> None:
     client.force_login(user)
     start = timezone.now()
     for offset, expected in ((0, 0), (30, 0), (61, 61)):
-        with mock.patch("django.utils.timezone.now", return_value=start + timedelta(seconds=offset)):
+        moment = start + timedelta(seconds=offset)
+        with mock.patch("django.utils.timezone.now", return_value=moment):
             assert client.get("/ledgers/mine/").status_code == 200
         user.refresh_from_db()
         assert user.last_seen == start + timedelta(seconds=expected), offset

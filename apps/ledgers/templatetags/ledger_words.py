@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import template
 
-from apps.ledgers.words import tile_name
+from apps.ledgers.words import category_in_words, tile_name
 
 register = template.Library()
 
@@ -13,3 +13,9 @@ register = template.Library()
 def tile(code: str) -> str:
     """``5m`` → ``五万`` (``1s`` → ``幺鸡``)."""
     return tile_name(code)
+
+
+@register.filter(name="item")
+def item(category: str) -> str:
+    """A line's item as players say it: ``牌型:清七对`` → ``清七对``."""
+    return category_in_words(category)
