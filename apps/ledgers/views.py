@@ -11,7 +11,13 @@ import secrets
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBadRequest,
+    HttpResponseBase,
+    StreamingHttpResponse,
+)
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -120,6 +126,11 @@ def club_ledger(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse
     filtered rows), and the rows themselves, newest first, 100 a page (``?page=N``)."""
     access = selectors.ledger_access(club_id=club_id, user=request.user)
     form = LedgerFilterForm(request.GET or None, club=access.club, sees_all=access.sees_all)
+    if form.is_bound and not form.is_valid():
+        return render(request, "ledgers/club.html", {
+            "club": access.club, "access": access, "form": form,
+            "error": "筛选条件有误：" + form_error_text(form),
+        })
     filters = form.filters() if request.GET else selectors.LedgerFilters()
     entries = selectors.ledger_entry_list(access=access, filters=filters)
     series = selectors.cumulative_series(access=access, filters=filters)
@@ -143,10 +154,14 @@ def club_ledger(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse
 
 
 @login_required
-def club_ledger_csv(request: AuthenticatedHttpRequest, club_id: int) -> StreamingHttpResponse:
-    """The filtered club ledger as CSV."""
+def club_ledger_csv(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponseBase:
+    """The filtered club ledger as CSV (a bad filter: 400 with the Chinese error)."""
     access = selectors.ledger_access(club_id=club_id, user=request.user)
     form = LedgerFilterForm(request.GET or None, club=access.club, sees_all=access.sees_all)
+    if form.is_bound and not form.is_valid():
+        return HttpResponseBadRequest(
+            "筛选条件有误：" + form_error_text(form), content_type="text/plain; charset=utf-8"
+        )
     filters = form.filters() if request.GET else selectors.LedgerFilters()
     entries = selectors.ledger_entry_list(access=access, filters=filters)
     response = StreamingHttpResponse(ledger_csv(entries.iterator()), content_type="text/csv")
@@ -222,14 +237,18 @@ def club_matches(request: AuthenticatedHttpRequest, club_id: int) -> HttpRespons
     """The club's matches (filtered as the club ledger), newest first, 20 a page."""
     access = selectors.ledger_access(club_id=club_id, user=request.user)
     form = LedgerFilterForm(request.GET or None, club=access.club, sees_all=access.sees_all)
+    context: dict[str, object] = {"club": access.club, "access": access, "form": form}
+    if form.is_bound and not form.is_valid():
+        context["error"] = "筛选条件有误：" + form_error_text(form)
+        return render(request, "ledgers/matches.html", context)
     filters = form.filters() if request.GET else selectors.LedgerFilters()
     matches = selectors.club_match_list(access=access, filters=filters)
     page = Paginator(matches, MATCHES_PER_PAGE).get_page(request.GET.get("page"))
-    return render(request, "ledgers/matches.html", {
-        "club": access.club, "access": access, "form": form,
+    context.update({
         "query": _query_without_page(request),
         "matches": selectors.club_match_rows(page.object_list), "page_obj": page,
     })
+    return render(request, "ledgers/matches.html", context)
 
 
 @login_required
