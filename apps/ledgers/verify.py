@@ -2,7 +2,8 @@
 
 For every settled hand it deals the hand again from its seed, applies the actions of the
 match's event log, settles it with the rules package and compares the result with the
-ledger, line by line and seat by seat. It also checks every row's signature, that every
+ledger, line by line and seat by seat. It also checks every row's signature (结账 rows
+included), that every
 hand and every match sums to zero, and that each finished match's results agree with its
 hands. Each problem names the row it concerns.
 """
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from apps.matches.models import Hand, Match
 from apps.matches.state import round_rebuild
 
-from .models import AppendOnlyModel, HandResult, LedgerEntry, MatchResult
+from .models import AppendOnlyModel, Checkout, HandResult, LedgerEntry, MatchResult
 from .selectors import base_stake
 
 
@@ -36,7 +37,7 @@ def _row(obj: AppendOnlyModel) -> str:
 
 def verify_signatures() -> Iterator[Problem]:
     """Rows whose content no longer matches their signature (edited behind the ORM)."""
-    for model in (LedgerEntry, HandResult, MatchResult):
+    for model in (LedgerEntry, HandResult, MatchResult, Checkout):
         for obj in model.objects.order_by("pk").iterator():
             if not obj.signature_valid():
                 yield Problem(_row(obj), "签名不符: 该行在写入后被改动")

@@ -13,7 +13,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from django.db import transaction
+from django.db import DatabaseError, connection, transaction
 from django.test import Client
 from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
@@ -21,10 +21,11 @@ from hypothesis import strategies as st
 
 from apps.accounts.models import User
 from apps.ledgers import selectors, services
-from apps.ledgers.models import Checkout
+from apps.ledgers.models import AppendOnlyError, Checkout
 from apps.ledgers.payments import settle_payments
 
 from .playing import Table, make_table
+from .test_verify import drop_update_trigger, verify
 
 pytestmark = pytest.mark.django_db
 
@@ -234,3 +235,21 @@ def test_a_bad_period_gives_a_chinese_error_not_a_checkout(table: Table) -> None
     ):
         page = checkout_page(owner, table, **query)
         assert message in page and payments_shown(page) == []
+
+
+def test_a_checkout_row_is_append_only_and_signed(table: Table) -> None:
+    adjust(table, 2, 0, 5)
+    owner = client_for(table.players[0])
+    owner.post(f"/ledgers/clubs/{table.club.pk}/checkout/", mark_form(checkout_page(owner, table)))
+    checkout = Checkout.objects.get(club=table.club)
+    with pytest.raises(AppendOnlyError):
+        Checkout.objects.filter(pk=checkout.pk).update(payments=[])
+    with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("UPDATE ledgers_checkout SET payments = '[]' WHERE id = %s", [checkout.pk])
+    ok, report = verify()
+    assert ok, report
+    drop_update_trigger("ledgers_checkout")
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE ledgers_checkout SET payments = '[]' WHERE id = %s", [checkout.pk])
+    ok, report = verify()
+    assert not ok and f"checkout #{checkout.pk}: 签名不符" in report
