@@ -1,26 +1,24 @@
 """Records when a signed-in player was last seen, cheaply.
 
-The user row is loaded by the authentication middleware anyway; its ``last_seen`` is
-written only when it is a minute old or more, in one conditional ``UPDATE``, so a player
-clicking about costs one write a minute, not one per request.
+The user row is loaded by the authentication middleware anyway: only when its
+``last_seen`` is a minute old or more does :func:`~apps.accounts.services.user_last_seen_update`
+write it, in one conditional ``UPDATE``, so a player clicking about costs one write a
+minute, not one per request.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import timedelta
 
-from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
 from .models import User
-
-WRITE_EVERY = timedelta(minutes=1)
+from .services import LAST_SEEN_EVERY, user_last_seen_update
 
 
 class LastSeenMiddleware:
-    """Sets ``User.last_seen`` to now at most once every :data:`WRITE_EVERY`."""
+    """Sets ``User.last_seen`` to now at most once every :data:`LAST_SEEN_EVERY`."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -29,9 +27,7 @@ class LastSeenMiddleware:
         user = getattr(request, "user", None)
         if isinstance(user, User) and user.is_authenticated:
             now = timezone.now()
-            if user.last_seen is None or now - user.last_seen >= WRITE_EVERY:
-                User.objects.filter(pk=user.pk).filter(
-                    Q(last_seen__isnull=True) | Q(last_seen__lt=now - WRITE_EVERY)
-                ).update(last_seen=now)
+            if user.last_seen is None or now - user.last_seen >= LAST_SEEN_EVERY:
+                user_last_seen_update(user_id=user.pk, now=now)
                 user.last_seen = now
         return self.get_response(request)

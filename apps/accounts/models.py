@@ -12,7 +12,7 @@ class User(AbstractUser):
     """A player. ``display_name`` is what other players see at the table (Chinese allowed).
 
     ``last_seen`` is when the player last loaded a page or used the API, written at most once
-    a minute (:class:`apps.accounts.middleware.LastSeenMiddleware`).
+    a minute (:func:`apps.accounts.services.user_last_seen_update`).
     """
 
     display_name = models.CharField("昵称", max_length=32, blank=True)
