@@ -11,7 +11,7 @@ import re
 
 from apps.clubs.selectors import variant_name
 
-__all__ = ["line_sentence", "tile_name", "tiles_in_words", "variant_name"]
+__all__ = ["category_in_words", "line_sentence", "tile_name", "tiles_in_words", "variant_name"]
 
 NUMERALS = "一二三四五六七八九"
 SUITS = {"m": "万", "s": "条", "p": "筒"}

@@ -73,6 +73,8 @@ def test_an_owner_and_a_member_read_their_records(
     owner = page_as(browser, players[0], daphne_url, size)
 
     owner.goto(f"{daphne_url}/ledgers/clubs/{club.pk}/")
+    fits(owner)
+    shot(owner, "club", size)
     owner.locator(".match-list a").last.click()
     table = owner.locator("table.match-table")
     table.wait_for()
