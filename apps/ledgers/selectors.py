@@ -663,11 +663,10 @@ def club_match_list(*, access: LedgerAccess, filters: LedgerFilters) -> QuerySet
     """The club's matches in the filters (started within the dates), newest first; only the
     user's own unless they see the whole ledger."""
     qs = Match.objects.filter(club=access.club)
-    tz = timezone.get_current_timezone()
     if filters.start is not None:
-        qs = qs.filter(created_at__gte=datetime.combine(filters.start, time.min, tzinfo=tz))
+        qs = qs.filter(created_at__gte=day_start(filters.start))
     if filters.end is not None:
-        qs = qs.filter(created_at__lte=datetime.combine(filters.end, time.max, tzinfo=tz))
+        qs = qs.filter(created_at__lte=day_end(filters.end))
     if filters.room_id is not None:
         qs = qs.filter(room_id=filters.room_id)
     if filters.variant:

@@ -3,7 +3,10 @@
 - :func:`ledger_hand_post`: a settled hand's lines and per-seat results (from the
   ``hand_settled`` signal, inside the match's transaction). Idempotent.
 - :func:`ledger_match_post`: a finished match's per-seat results (``match_finished``).
-- :func:`ledger_adjustment_create`: an owner's signed correction, with a reason.
+- :func:`ledger_adjustment_plan`: check an owner's correction and say what it will do
+  (the 调账 preview; writes nothing).
+- :func:`ledger_adjustment_create`: an owner's signed correction, with a reason; once per
+  form key (:class:`AdjustmentReceipt`).
 - :func:`ledger_checkout_create`: the owner marks a 结账 as paid (a new :class:`Checkout`).
 """
 

@@ -1,4 +1,5 @@
-"""Ledger pages: 我的战绩, a hand's lines, the club ledger, CSV export, replays, records.
+"""Ledger pages: 我的战绩, a hand's page, the club ledger, match tables, 结账, 调账, CSV
+export, replays, records.
 
 Thin views: every permission rule lives in :mod:`apps.ledgers.selectors` and
 :mod:`apps.ledgers.services`, which raise 404/403 errors that Django renders.
