@@ -2,9 +2,13 @@
 and 强制解散 (force dissolve) through the match service, recorded in the admin's log.
 
 Nothing here writes a match row itself: the action calls
-:func:`apps.matches.services.match_dissolve`, which ends the match as a passed dissolve
-vote would (finished hands kept). A hand's seed and record are never shown while the hand
-is in play. Every column is labelled in Chinese here, games by their Chinese names.
+``apps.matches.services.match_dissolve(*, match_id: int, reason: str) -> bool`` with
+``reason="admin"``. That function ends a match in play as a passed dissolve vote does
+(under the match's lock: the unfinished hand ended unsettled with its seed revealed,
+finished hands and their ledger rows kept, status 已解散, room closed, the match-end event
+logged with the reason and broadcast, ``match_finished`` sent so the ledger posts the
+match results) and returns ``True``; for a match not in play it changes nothing and
+returns ``False``. A hand's seed and record are never shown while the hand is in play. Every column is labelled in Chinese here, games by their Chinese names.
 """
 
 from __future__ import annotations
