@@ -8,7 +8,8 @@ Nothing here writes a match row itself: the action calls
 finished hands and their ledger rows kept, status 已解散, room closed, the match-end event
 logged with the reason and broadcast, ``match_finished`` sent so the ledger posts the
 match results) and returns ``True``; for a match not in play it changes nothing and
-returns ``False``. A hand's seed and record are never shown while the hand is in play. Every column is labelled in Chinese here, games by their Chinese names.
+returns ``False``. A hand's seed and record are never shown while the hand is in play.
+Every column is labelled in Chinese here, games by their Chinese names.
 """
 
 from __future__ import annotations
