@@ -28,7 +28,9 @@ class MembershipInline(admin.TabularInline[Membership, User]):
 class PlayerAdmin(UserAdmin[User]):
     """The stock user admin (with its password reset form) plus display name and clubs."""
 
-    list_display = ("username", "display_name", "is_active", "is_staff", "date_joined")
+    list_display = (
+        "username", "display_name", "is_active", "is_staff", "date_joined", "last_seen",
+    )
     list_filter = ("is_active", "is_staff", "is_superuser")
     search_fields = ("username", "display_name", "email")
     # Django's UserAdmin always sets fieldsets; the stub keeps ModelAdmin's "| None".

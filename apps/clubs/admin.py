@@ -1,12 +1,43 @@
 """Admin for clubs, memberships, join requests, rule templates and rooms.
 
 Edits here bypass the services' rules; the database constraints (one owner per club,
-one seat per user and room) still hold.
+one seat per user and room) still hold. Games show by their Chinese names.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from django.contrib import admin
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest
+
+from majiang.variants import VARIANTS
 
 from .models import Club, JoinRequest, Membership, Room, RoomSeat, RuleTemplate
+from .selectors import variant_name
+
+
+class VariantFilter(admin.SimpleListFilter):
+    """Filter by game (玩法), listed by Chinese name."""
+
+    title = "玩法"
+    parameter_name = "variant"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        """Every registered game."""
+        return [(v.id, v.name) for v in VARIANTS.values()]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        """Rows of the chosen game."""
+        value = self.value()
+        return queryset.filter(variant=value) if value else queryset
+
+
+@admin.display(description="玩法", ordering="variant")
+def variant_column(obj: Model) -> str:
+    """A row's game by its Chinese name."""
+    return variant_name(str(getattr(obj, "variant", "")))
 
 
 class MembershipInline(admin.TabularInline[Membership, Club]):
@@ -20,9 +51,14 @@ class MembershipInline(admin.TabularInline[Membership, Club]):
 class RuleTemplateInline(admin.TabularInline[RuleTemplate, Club]):
     model = RuleTemplate
     extra = 0
-    fields = ("name", "variant", "updated_at")
-    readonly_fields = ("updated_at",)
+    fields = ("name", "game", "updated_at")
+    readonly_fields = ("game", "updated_at")
     show_change_link = True
+
+    @admin.display(description="玩法")
+    def game(self, obj: RuleTemplate) -> str:
+        """The template's game by its Chinese name."""
+        return variant_name(obj.variant)
 
 
 @admin.register(Club)
@@ -51,8 +87,8 @@ class JoinRequestAdmin(admin.ModelAdmin[JoinRequest]):
 
 @admin.register(RuleTemplate)
 class RuleTemplateAdmin(admin.ModelAdmin[RuleTemplate]):
-    list_display = ("name", "club", "variant", "updated_at")
-    list_filter = ("variant",)
+    list_display = ("name", "club", variant_column, "updated_at")
+    list_filter = (VariantFilter,)
     search_fields = ("name", "club__name")
     autocomplete_fields = ("club",)
 
@@ -66,8 +102,8 @@ class RoomSeatInline(admin.TabularInline[RoomSeat, Room]):
 
 @admin.register(Room)
 class RoomAdmin(admin.ModelAdmin[Room]):
-    list_display = ("code", "club", "variant", "status", "created_at")
-    list_filter = ("status", "variant")
+    list_display = ("code", "club", variant_column, "status", "created_at")
+    list_filter = ("status", VariantFilter)
     search_fields = ("code", "name", "club__name")
     autocomplete_fields = ("club", "template", "created_by")
     inlines = (RoomSeatInline,)

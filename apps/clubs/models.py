@@ -13,6 +13,8 @@ from django.conf import settings as django_settings
 from django.db import models
 from django.db.models import Q
 
+from majiang.variants import VARIANTS
+
 USER_MODEL = django_settings.AUTH_USER_MODEL
 
 
@@ -26,7 +28,7 @@ class Club(models.Model):
     members_can_open_rooms = models.BooleanField("成员可开房", default=False)
     ledger_visible_to_members = models.BooleanField("成员可看全圈战绩", default=False)
     invite_code = models.CharField("邀请码", max_length=12, unique=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField("创建时间", auto_now_add=True)
 
     class Meta:
         verbose_name = "亲友圈"
@@ -44,10 +46,14 @@ class Membership(models.Model):
         ADMIN = "admin", "管理员"
         MEMBER = "member", "成员"
 
-    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="memberships")
-    user = models.ForeignKey(USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    club = models.ForeignKey(
+        Club, on_delete=models.CASCADE, related_name="memberships", verbose_name="亲友圈"
+    )
+    user = models.ForeignKey(
+        USER_MODEL, on_delete=models.CASCADE, related_name="memberships", verbose_name="用户"
+    )
     role = models.CharField("角色", max_length=8, choices=Role.choices, default=Role.MEMBER)
-    joined_at = models.DateTimeField(auto_now_add=True)
+    joined_at = models.DateTimeField("加入时间", auto_now_add=True)
 
     class Meta:
         verbose_name = "成员"
@@ -72,19 +78,26 @@ class JoinRequest(models.Model):
         REJECTED = "rejected", "已拒绝"
         CANCELLED = "cancelled", "已撤回"
 
-    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="join_requests")
-    user = models.ForeignKey(USER_MODEL, on_delete=models.CASCADE, related_name="join_requests")
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    club = models.ForeignKey(
+        Club, on_delete=models.CASCADE, related_name="join_requests", verbose_name="亲友圈"
+    )
+    user = models.ForeignKey(
+        USER_MODEL, on_delete=models.CASCADE, related_name="join_requests", verbose_name="申请人"
+    )
+    status = models.CharField(
+        "状态", max_length=10, choices=Status.choices, default=Status.PENDING
+    )
     message = models.CharField("留言", max_length=100, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField("申请时间", auto_now_add=True)
     decided_by = models.ForeignKey(
         USER_MODEL,
         on_delete=models.SET_NULL,
         null=True,
         blank=True,
         related_name="+",
+        verbose_name="审核人",
     )
-    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_at = models.DateTimeField("审核时间", null=True, blank=True)
 
     class Meta:
         verbose_name = "入圈申请"
@@ -104,14 +117,16 @@ class JoinRequest(models.Model):
 class RuleTemplate(models.Model):
     """A saved rule set: a variant and settings validated against its schema."""
 
-    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="templates")
+    club = models.ForeignKey(
+        Club, on_delete=models.CASCADE, related_name="templates", verbose_name="亲友圈"
+    )
     name = models.CharField("名称", max_length=40)
     variant = models.CharField("玩法", max_length=20)
     settings = models.JSONField("规则设置", default=dict)
     created_by = models.ForeignKey(
-        USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+        USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+", verbose_name="创建人"
     )
-    updated_at = models.DateTimeField(auto_now=True)
+    updated_at = models.DateTimeField("更新时间", auto_now=True)
 
     class Meta:
         verbose_name = "规则模板"
@@ -132,28 +147,34 @@ class Room(models.Model):
         PLAYING = "playing", "对局中"
         CLOSED = "closed", "已关闭"
 
-    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="rooms")
+    club = models.ForeignKey(
+        Club, on_delete=models.CASCADE, related_name="rooms", verbose_name="亲友圈"
+    )
     code = models.CharField("房间号", max_length=8, unique=True)
     name = models.CharField("名称", max_length=40, blank=True)
     variant = models.CharField("玩法", max_length=20)
     settings = models.JSONField("规则设置", default=dict)
     template = models.ForeignKey(
-        RuleTemplate, on_delete=models.SET_NULL, null=True, blank=True, related_name="rooms"
+        RuleTemplate, on_delete=models.SET_NULL, null=True, blank=True, related_name="rooms",
+        verbose_name="规则模板",
     )
     created_by = models.ForeignKey(
-        USER_MODEL, on_delete=models.PROTECT, related_name="rooms_opened"
+        USER_MODEL, on_delete=models.PROTECT, related_name="rooms_opened", verbose_name="开房人"
     )
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.WAITING)
+    status = models.CharField(
+        "状态", max_length=8, choices=Status.choices, default=Status.WAITING
+    )
     allow_spectators = models.BooleanField("允许旁观", default=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    closed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField("创建时间", auto_now_add=True)
+    closed_at = models.DateTimeField("关闭时间", null=True, blank=True)
 
     class Meta:
         verbose_name = "房间"
         verbose_name_plural = "房间"
 
     def __str__(self) -> str:
-        return f"{self.code} ({self.variant})"
+        variant = VARIANTS.get(self.variant)
+        return f"{self.code}（{variant.name if variant is not None else self.variant}）"
 
     @property
     def seat_count(self) -> int:
@@ -178,11 +199,15 @@ class Room(models.Model):
 class RoomSeat(models.Model):
     """A user sitting at a room's table, with their ready state."""
 
-    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="seats")
+    room = models.ForeignKey(
+        Room, on_delete=models.CASCADE, related_name="seats", verbose_name="房间"
+    )
     seat = models.PositiveSmallIntegerField("座位")
-    user = models.ForeignKey(USER_MODEL, on_delete=models.CASCADE, related_name="room_seats")
+    user = models.ForeignKey(
+        USER_MODEL, on_delete=models.CASCADE, related_name="room_seats", verbose_name="玩家"
+    )
     ready = models.BooleanField("已准备", default=False)
-    joined_at = models.DateTimeField(auto_now_add=True)
+    joined_at = models.DateTimeField("入座时间", auto_now_add=True)
 
     class Meta:
         verbose_name = "座位"
@@ -194,4 +219,4 @@ class RoomSeat(models.Model):
         )
 
     def __str__(self) -> str:
-        return f"{self.room.code} #{self.seat}: {self.user}"
+        return f"{self.room.code} 第{self.seat + 1}座：{self.user}"

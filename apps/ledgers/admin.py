@@ -1,5 +1,6 @@
 """Read-only admin for the ledger: rows can be looked at, never added, changed or deleted
-here (corrections are made by the club owner as 调账 entries)."""
+here (corrections are made by the club owner as 调账 entries, 结账 by the owner's mark).
+Matches, hands and games show in Chinese."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from django.contrib import admin
 from django.db.models import Model
 from django.http import HttpRequest
 
-from .models import HandResult, LedgerEntry, MatchResult
+from apps.clubs.admin import VariantFilter, variant_column
+
+from .models import AdjustmentReceipt, Checkout, HandResult, LedgerEntry, MatchResult
 
 _M = TypeVar("_M", bound=Model)
 
@@ -31,25 +34,62 @@ class ReadOnlyAdmin(admin.ModelAdmin[_M]):
         """Rows are never deleted."""
         return False
 
+    @admin.display(description="对局", ordering="match_id")
+    def match_column(self, obj: Any) -> str:
+        """``对局 #12``."""
+        return f"对局 #{obj.match_id}"
+
+    @admin.display(description="牌局")
+    def hand_column(self, obj: Any) -> str:
+        """``第3局`` (blank for a row of no single hand)."""
+        return f"第{obj.hand.number}局" if obj.hand_id else ""
+
 
 @admin.register(LedgerEntry)
 class LedgerEntryAdmin(ReadOnlyAdmin[LedgerEntry]):
     list_display = (
-        "occurred_at", "kind", "club", "match", "hand", "line_no", "category", "payer",
-        "payee", "points", "base_stake", "amount", "ruling",
+        "occurred_at", "kind", "club", "match_column", "hand_column", "line_no", "category",
+        "payer", "payee", "points", "base_stake", "amount", "ruling",
     )
-    list_filter = ("kind", "variant", "club")
+    list_filter = ("kind", VariantFilter, "club")
+    list_select_related = ("club", "hand", "payer", "payee")
     search_fields = ("category", "ruling", "reason")
     date_hierarchy = "occurred_at"
 
 
 @admin.register(HandResult)
 class HandResultAdmin(ReadOnlyAdmin[HandResult]):
-    list_display = ("occurred_at", "club", "match", "hand", "seat", "user", "points", "won")
-    list_filter = ("variant", "club")
+    list_display = (
+        "occurred_at", "club", "match_column", "hand_column", variant_column, "user", "points",
+        "won",
+    )
+    list_filter = (VariantFilter, "club")
+    list_select_related = ("club", "hand", "user")
 
 
 @admin.register(MatchResult)
 class MatchResultAdmin(ReadOnlyAdmin[MatchResult]):
-    list_display = ("occurred_at", "club", "match", "seat", "user", "points", "big_winner")
-    list_filter = ("variant", "club")
+    list_display = (
+        "occurred_at", "club", "match_column", variant_column, "user", "points", "hands_played",
+        "big_winner",
+    )
+    list_filter = (VariantFilter, "club")
+    list_select_related = ("club", "user")
+
+
+@admin.register(Checkout)
+class CheckoutAdmin(ReadOnlyAdmin[Checkout]):
+    list_display = ("through", "club", "period_start", "period_end", "created_by", "count")
+    list_filter = ("club",)
+    list_select_related = ("club", "created_by")
+
+    @admin.display(description="付款笔数")
+    def count(self, obj: Checkout) -> int:
+        """How many payments the 结账 settled."""
+        return len(obj.payments)
+
+
+@admin.register(AdjustmentReceipt)
+class AdjustmentReceiptAdmin(ReadOnlyAdmin[AdjustmentReceipt]):
+    list_display = ("created_at", "club", "entry")
+    list_select_related = ("club", "entry__payer", "entry__payee")

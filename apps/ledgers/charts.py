@@ -11,7 +11,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 COLORS = ("#1f5f3f", "#b3261e", "#1d4f91", "#8a5a00", "#6a1b9a", "#00838f", "#5d4037", "#455a64")
 WIDTH, HEIGHT = 720, 320
-LEFT, RIGHT, TOP, BOTTOM = 56, 120, 16, 36
+LEFT, RIGHT, TOP, BOTTOM = 64, 160, 16, 40
 
 
 def cumulative_chart_svg(series: list[dict[str, Any]]) -> SafeString:
@@ -41,12 +41,12 @@ def cumulative_chart_svg(series: list[dict[str, Any]]) -> SafeString:
         f'<line x1="{LEFT}" y1="{y(0):.1f}" x2="{LEFT + plot_w}" y2="{y(0):.1f}" '
         'stroke="#999" stroke-dasharray="4 3"/>',
         f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{TOP + plot_h}" stroke="#666"/>',
-        f'<text x="{LEFT - 6}" y="{y(high) + 4:.1f}" text-anchor="end" font-size="12">'
+        f'<text x="{LEFT - 6}" y="{y(high) + 4:.1f}" text-anchor="end" font-size="16">'
         f"{high}</text>",
-        f'<text x="{LEFT - 6}" y="{y(low) + 4:.1f}" text-anchor="end" font-size="12">{low}</text>',
-        f'<text x="{LEFT - 6}" y="{y(0) + 4:.1f}" text-anchor="end" font-size="12">0</text>',
-        f'<text x="{LEFT}" y="{HEIGHT - 10}" font-size="12">{_day(times[0])}</text>',
-        f'<text x="{LEFT + plot_w}" y="{HEIGHT - 10}" text-anchor="end" font-size="12">'
+        f'<text x="{LEFT - 6}" y="{y(low) + 4:.1f}" text-anchor="end" font-size="16">{low}</text>',
+        f'<text x="{LEFT - 6}" y="{y(0) + 4:.1f}" text-anchor="end" font-size="16">0</text>',
+        f'<text x="{LEFT}" y="{HEIGHT - 10}" font-size="16">{_day(times[0])}</text>',
+        f'<text x="{LEFT + plot_w}" y="{HEIGHT - 10}" text-anchor="end" font-size="16">'
         f'{_day(times[-1])}</text>',
     ]
     for n, s in enumerate(series):
@@ -55,13 +55,13 @@ def cumulative_chart_svg(series: list[dict[str, Any]]) -> SafeString:
         path = " ".join(f"{a:.1f},{b:.1f}" for a, b in coords)
         name, last = escape(s["name"]), s["points"][-1][1] if s["points"] else 0
         parts.append(
-            f'<polyline data-member="{name}" fill="none" stroke="{color}" stroke-width="2" '
+            f'<polyline data-member="{name}" fill="none" stroke="{color}" stroke-width="3" '
             f'points="{path}"><title>{name}: {last}</title></polyline>'
         )
-        ly = TOP + 14 + 18 * n
+        ly = TOP + 16 + 22 * n
         parts.append(
-            f'<rect x="{WIDTH - RIGHT + 10}" y="{ly - 9}" width="10" height="10" fill="{color}"/>'
-            f'<text x="{WIDTH - RIGHT + 24}" y="{ly}" font-size="12">{name} {last}</text>'
+            f'<rect x="{WIDTH - RIGHT + 10}" y="{ly - 9}" width="12" height="12" fill="{color}"/>'
+            f'<text x="{WIDTH - RIGHT + 24}" y="{ly}" font-size="16">{name} {last}</text>'
         )
     parts.append("</svg>")
     return mark_safe("".join(parts))

@@ -1,12 +1,13 @@
 """The ledger: append-only rows that say who paid whom, for what, by which ruling.
 
-Three kinds of rows, all append-only (:class:`AppendOnlyModel`):
+Four kinds of rows, all append-only (:class:`AppendOnlyModel`):
 
 - :class:`LedgerEntry`: one payment. Either a settlement line of a hand (``kind=settlement``,
   unique per ``(hand, line_no)``), or an owner's correction (``kind=adjustment``, with a
   required reason). Amount = points × the match's base stake.
 - :class:`HandResult`: one seat's net result of a settled hand (and whether it won the hand).
 - :class:`MatchResult`: one seat's net result of a finished match (and 大赢家).
+- :class:`Checkout`: 结账, the owner's mark that the club's balances up to a time are paid.
 
 Every row carries ``signature``: an HMAC (keyed by ``SECRET_KEY``) of its content, so that
 ``manage.py ledger_verify`` finds a row changed behind the ORM's back. The ORM refuses
@@ -17,7 +18,7 @@ updates and deletes; the admin is read-only; database triggers (migration 0002) 
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any, ClassVar, Self
 
 from django.conf import settings as django_settings
@@ -147,9 +148,11 @@ def _attname(obj: models.Model, name: str) -> str:
 
 
 def _plain(value: Any) -> Any:
-    """A JSON-stable form of a field value (times as ISO text in UTC)."""
+    """A JSON-stable form of a field value (times as ISO text in UTC, dates as ISO text)."""
     if isinstance(value, datetime):
         return value.astimezone(UTC).isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
     return value
 
 
@@ -161,16 +164,27 @@ class LedgerEntry(AppendOnlyModel):
         ADJUSTMENT = "adjustment", "调账"
 
     kind = models.CharField("类型", max_length=10, choices=Kind.choices)
-    club = models.ForeignKey("clubs.Club", on_delete=models.PROTECT, related_name="+")
-    room = models.ForeignKey("clubs.Room", on_delete=models.PROTECT, related_name="+")
-    match = models.ForeignKey("matches.Match", on_delete=models.PROTECT, related_name="+")
+    club = models.ForeignKey(
+        "clubs.Club", on_delete=models.PROTECT, related_name="+", verbose_name="亲友圈"
+    )
+    room = models.ForeignKey(
+        "clubs.Room", on_delete=models.PROTECT, related_name="+", verbose_name="房间"
+    )
+    match = models.ForeignKey(
+        "matches.Match", on_delete=models.PROTECT, related_name="+", verbose_name="对局"
+    )
     hand = models.ForeignKey(
-        "matches.Hand", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        "matches.Hand", on_delete=models.PROTECT, null=True, blank=True, related_name="+",
+        verbose_name="牌局",
     )
     line_no = models.PositiveSmallIntegerField("行号", null=True, blank=True)
     variant = models.CharField("玩法", max_length=20)
-    payer = models.ForeignKey(USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    payee = models.ForeignKey(USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    payer = models.ForeignKey(
+        USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name="付方"
+    )
+    payee = models.ForeignKey(
+        USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name="收方"
+    )
     payer_seat = models.PositiveSmallIntegerField("付方座位")
     payee_seat = models.PositiveSmallIntegerField("收方座位")
     category = models.CharField("项目", max_length=60)
@@ -181,10 +195,12 @@ class LedgerEntry(AppendOnlyModel):
     note = models.CharField("说明", max_length=200, blank=True)
     reason = models.CharField("调账原因", max_length=200, blank=True)
     corrects = models.ForeignKey(
-        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="corrections"
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="corrections",
+        verbose_name="更正的记录",
     )
     created_by = models.ForeignKey(
-        USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+",
+        verbose_name="操作人",
     )
     occurred_at = models.DateTimeField("时间", help_text="局终时间，调账为调账时间")
 
@@ -225,18 +241,29 @@ class LedgerEntry(AppendOnlyModel):
         )
 
     def __str__(self) -> str:
-        return f"{self.category}: {self.payer_seat}→{self.payee_seat} {self.points}分"
+        what = "调账" if self.kind == self.Kind.ADJUSTMENT else self.category.removeprefix("牌型:")
+        return f"{self.payer} 付 {self.payee} {what} {self.points}分"
 
 
 class HandResult(AppendOnlyModel):
     """One seat's net result of a settled hand."""
 
-    club = models.ForeignKey("clubs.Club", on_delete=models.PROTECT, related_name="+")
-    room = models.ForeignKey("clubs.Room", on_delete=models.PROTECT, related_name="+")
-    match = models.ForeignKey("matches.Match", on_delete=models.PROTECT, related_name="+")
-    hand = models.ForeignKey("matches.Hand", on_delete=models.PROTECT, related_name="+")
+    club = models.ForeignKey(
+        "clubs.Club", on_delete=models.PROTECT, related_name="+", verbose_name="亲友圈"
+    )
+    room = models.ForeignKey(
+        "clubs.Room", on_delete=models.PROTECT, related_name="+", verbose_name="房间"
+    )
+    match = models.ForeignKey(
+        "matches.Match", on_delete=models.PROTECT, related_name="+", verbose_name="对局"
+    )
+    hand = models.ForeignKey(
+        "matches.Hand", on_delete=models.PROTECT, related_name="+", verbose_name="牌局"
+    )
     variant = models.CharField("玩法", max_length=20)
-    user = models.ForeignKey(USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    user = models.ForeignKey(
+        USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name="玩家"
+    )
     seat = models.PositiveSmallIntegerField("座位")
     points = models.IntegerField("得分")
     amount = models.IntegerField("金额")
@@ -258,17 +285,25 @@ class HandResult(AppendOnlyModel):
         )
 
     def __str__(self) -> str:
-        return f"hand #{self.hand_id} seat {self.seat}: {self.points}"
+        return f"{self.user} 对局 #{self.match_id} 一局 {self.points:+d}分"
 
 
 class MatchResult(AppendOnlyModel):
     """One seat's net result of a finished (or dissolved) match."""
 
-    club = models.ForeignKey("clubs.Club", on_delete=models.PROTECT, related_name="+")
-    room = models.ForeignKey("clubs.Room", on_delete=models.PROTECT, related_name="+")
-    match = models.ForeignKey("matches.Match", on_delete=models.PROTECT, related_name="+")
+    club = models.ForeignKey(
+        "clubs.Club", on_delete=models.PROTECT, related_name="+", verbose_name="亲友圈"
+    )
+    room = models.ForeignKey(
+        "clubs.Room", on_delete=models.PROTECT, related_name="+", verbose_name="房间"
+    )
+    match = models.ForeignKey(
+        "matches.Match", on_delete=models.PROTECT, related_name="+", verbose_name="对局"
+    )
     variant = models.CharField("玩法", max_length=20)
-    user = models.ForeignKey(USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    user = models.ForeignKey(
+        USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name="玩家"
+    )
     seat = models.PositiveSmallIntegerField("座位")
     points = models.IntegerField("得分")
     amount = models.IntegerField("金额")
@@ -292,4 +327,76 @@ class MatchResult(AppendOnlyModel):
         )
 
     def __str__(self) -> str:
-        return f"match #{self.match_id} seat {self.seat}: {self.points}"
+        return f"{self.user} 对局 #{self.match_id} 全场 {self.points:+d}分"
+
+
+class Checkout(AppendOnlyModel):
+    """结账: the owner marked a club's balances up to ``through`` as paid.
+
+    A new row each time, never an edit. ``balances`` (user ID → amount, + is owed) and
+    ``payments`` (``[{payer, payee, amount}]``) are what was shown and settled; every ledger
+    row of the club up to ``through`` counts as settled, so the next 结账 starts after it.
+    ``previous`` is the club's 结账 before this one: one successor per 结账 (and one first
+    结账 per club), so a double submit or two owners at once cannot both write.
+    """
+
+    club = models.ForeignKey(
+        "clubs.Club", on_delete=models.PROTECT, related_name="+", verbose_name="亲友圈"
+    )
+    previous = models.OneToOneField(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="next",
+        verbose_name="上次结账",
+    )
+    period_start = models.DateField("起始日期")
+    period_end = models.DateField("截止日期")
+    since = models.DateTimeField("结算起点", null=True, blank=True, help_text="上次结账截止时间")
+    through = models.DateTimeField("结算截止", help_text="此时间及以前的输赢已结清")
+    balances = models.JSONField("各成员输赢", help_text="用户编号 → 金额，正数为应收")
+    payments = models.JSONField("付款清单", help_text="[{payer, payee, amount}]")
+    created_by = models.ForeignKey(
+        USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name="操作人"
+    )
+
+    SIGNED_FIELDS = (
+        "club", "previous", "period_start", "period_end", "since", "through", "balances",
+        "payments", "created_by",
+    )
+
+    class Meta:
+        verbose_name = "结账记录"
+        verbose_name_plural = "结账记录"
+        ordering = ("through", "pk")
+        constraints = (
+            models.UniqueConstraint(
+                fields=["club"], condition=Q(previous__isnull=True),
+                name="ledger_one_first_checkout_per_club",
+            ),
+        )
+
+    def __str__(self) -> str:
+        end = self.period_end.isoformat()
+        return f"结账 {self.period_start.isoformat()}–{end}（{len(self.payments)}笔）"
+
+
+class AdjustmentReceipt(models.Model):
+    """The once-only key of an owner's 调账 form: submitting the same form twice finds the
+    entry the first submit wrote instead of writing another."""
+
+    club = models.ForeignKey(
+        "clubs.Club", on_delete=models.PROTECT, related_name="+", verbose_name="亲友圈"
+    )
+    key = models.CharField("表单编号", max_length=64)
+    entry = models.OneToOneField(
+        LedgerEntry, on_delete=models.PROTECT, related_name="receipt", verbose_name="调账记录"
+    )
+    created_at = models.DateTimeField("写入时间", auto_now_add=True)
+
+    class Meta:
+        verbose_name = "调账回执"
+        verbose_name_plural = "调账回执"
+        constraints = (
+            models.UniqueConstraint(fields=["club", "key"], name="ledger_one_entry_per_form"),
+        )
+
+    def __str__(self) -> str:
+        return f"调账回执 {self.key[:8]}"

@@ -19,6 +19,7 @@ from majiang.round import Round
 from majiang.wall import full_set, shuffled
 
 from .selectors import hand_lines_in_words, replay_share_token, seat_names
+from .words import tile_name
 
 __all__ = ["hand_replay", "replay_share_token", "seed_check"]
 
@@ -85,18 +86,18 @@ def _describe(
     action: Action, names: dict[int, str], variant_id: str, *, panel_answer: bool = False
 ) -> str:
     if panel_answer:  # Z20: the answer to an open 报杠 panel
-        ticks = " ".join(t.code for t in action.ticks or ())
+        ticks = " ".join(tile_name(t.code) for t in action.ticks or ())
         return f"{names[action.seat]} " + (f"报杠[{ticks}]" if ticks else "不报")
     word = ACTION_WORDS[action.type.value]
     if action.type.value == "declare" and variant_id == "duyun":
         word = "报听"
     text = f"{names[action.seat]} {word}"
     if action.tile is not None:
-        text += f" {action.tile.code}"
+        text += f" {tile_name(action.tile.code)}"
     if action.declare:
         text += " 并报叫" if variant_id != "duyun" else " 并报听"
     if action.ticks is not None:
-        text += " 报杠[" + " ".join(t.code for t in action.ticks) + "]"
+        text += " 报杠[" + " ".join(tile_name(t.code) for t in action.ticks) + "]"
     return text
 
 

@@ -11,6 +11,8 @@ Who sees what:
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -24,23 +26,20 @@ from django.utils.crypto import salted_hmac
 
 from apps.accounts.models import User
 from apps.clubs.models import Club, Membership
-from apps.clubs.selectors import membership_role
+from apps.clubs.selectors import membership_role, variant_name
 from apps.matches.models import Hand, Match, MatchPlayer
+from majiang.record import replay
 
 from .errors import ClubNotFound
-from .models import HandResult, LedgerEntry, MatchResult
+from .kinds import KIND_NAMES, line_kind
+from .models import Checkout, HandResult, LedgerEntry, MatchResult
+from .payments import settle_payments
+from .recompute import hand_wins, seat_facts
+from .words import category_in_words, line_sentence
 
 MANAGERS = (Membership.Role.OWNER, Membership.Role.ADMIN)
-TILE_CODE = re.compile(r"[1-9][msp]")
-NUMERALS = "一二三四五六七八九"
-SUITS = {"m": "万", "s": "条", "p": "筒"}
 
 _M = TypeVar("_M", bound=Model)
-
-
-def tile_name(code: str) -> str:
-    """A tile's Chinese name, as the table shows it: ``五万``; 1s is ``幺鸡``."""
-    return "幺鸡" if code == "1s" else NUMERALS[int(code[0]) - 1] + SUITS[code[1]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +115,7 @@ def _scoped(
 def ledger_entry_list(*, access: LedgerAccess, filters: LedgerFilters) -> QuerySet[LedgerEntry]:
     """The club ledger's rows the user may see, oldest first."""
     qs = _scoped(LedgerEntry.objects.all(), access, filters, "entry")
-    qs = qs.select_related("payer", "payee", "room", "hand", "created_by")
+    qs = qs.select_related("payer", "payee", "room", "hand", "match", "created_by")
     return qs.order_by("occurred_at", "pk")
 
 
@@ -220,24 +219,50 @@ def cumulative_series(
     return list(series.values())
 
 
-def my_match_seat_list(*, user: User) -> QuerySet[MatchPlayer]:
+@dataclass(frozen=True, slots=True)
+class MyFilters:
+    """Filters of 我的战绩: a club, a game and a date range (club time zone), all optional."""
+
+    club_id: int | None = None
+    variant: str = ""
+    start: date | None = None
+    end: date | None = None
+
+
+def my_match_seat_list(
+    *, user: User, filters: MyFilters | None = None
+) -> QuerySet[MatchPlayer]:
     """我的战绩: the user's seats, newest match first (a queryset, to slice or paginate)."""
-    return (
-        MatchPlayer.objects.filter(user=user)
-        .select_related("match__room", "match__club")
-        .order_by("-match__created_at", "-match_id", "-pk")
+    qs = MatchPlayer.objects.filter(user=user)
+    f = filters or MyFilters()
+    if f.club_id is not None:
+        qs = qs.filter(match__club_id=f.club_id)
+    if f.variant:
+        qs = qs.filter(match__variant=f.variant)
+    if f.start is not None:
+        qs = qs.filter(match__created_at__gte=day_start(f.start))
+    if f.end is not None:
+        qs = qs.filter(match__created_at__lte=day_end(f.end))
+    return qs.select_related("match__room", "match__club").order_by(
+        "-match__created_at", "-match_id", "-pk"
     )
 
 
 def my_match_rows(*, user: User, seats: Iterable[MatchPlayer]) -> list[dict[str, Any]]:
     """我的战绩 rows of ``seats`` (e.g. one page of :func:`my_match_seat_list`), each with
-    the user's per-hand results, totals and match result.
+    the game's name, the opponents, the user's per-hand results, total and rank.
 
-    Three queries in all (the seats, their hand results, their match results), however
-    many seats there are.
+    Four queries in all (the seats, the matches' players, the user's hand results and
+    match results), however many seats there are.
     """
     seats = list(seats)
     match_ids = [player.match_id for player in seats]
+    others: dict[int, list[str]] = {match_id: [] for match_id in match_ids}
+    for p in (
+        MatchPlayer.objects.filter(match_id__in=match_ids).exclude(user=user)
+        .select_related("user").order_by("seat")
+    ):
+        others[p.match_id].append(str(p.user))
     hands: dict[int, list[HandResult]] = {match_id: [] for match_id in match_ids}
     for r in (
         HandResult.objects.filter(match_id__in=match_ids, user=user)
@@ -248,26 +273,124 @@ def my_match_rows(*, user: User, seats: Iterable[MatchPlayer]) -> list[dict[str,
     results: dict[int, MatchResult] = {}
     for m in MatchResult.objects.filter(match_id__in=match_ids, user=user):
         results.setdefault(m.match_id, m)
-    return [
-        {
+    rows = []
+    for player in seats:
+        mine = hands[player.match_id]
+        points = sum(r.points for r in mine)
+        totals = [int(t) for t in player.match.totals] or [0]
+        mine_total = totals[player.seat] if player.seat < len(totals) else points
+        rows.append({
             "match": player.match,
             "seat": player.seat,
+            "variant_name": variant_name(player.match.variant),
+            "opponents": others[player.match_id],
             "hands": [
                 {"hand": r.hand, "points": r.points, "amount": r.amount, "won": r.won}
-                for r in hands[player.match_id]
+                for r in mine
             ],
-            "points": sum(r.points for r in hands[player.match_id]),
-            "amount": sum(r.amount for r in hands[player.match_id]),
+            "points": points,
+            "amount": sum(r.amount for r in mine),
+            "stake": base_stake(player.match),
+            "rank": 1 + sum(1 for t in totals if t > mine_total),
             "result": results.get(player.match_id),
-        }
-        for player in seats
-    ]
+        })
+    return rows
 
 
 def my_match_list(*, user: User, limit: int = 30) -> list[dict[str, Any]]:
     """我的战绩: the user's latest ``limit`` matches, newest first, each with its per-hand
     results (see :func:`my_match_rows`)."""
     return my_match_rows(user=user, seats=my_match_seat_list(user=user)[:limit])
+
+
+@dataclass(frozen=True, slots=True)
+class MyStats:
+    """A player's statistics over their filtered matches."""
+
+    matches: int
+    hands: int
+    wins: int
+    self_draws: int
+    dealt_in: int
+    points: int
+    amount: int
+    best: str
+    series: list[dict[str, Any]]
+
+    def _rate(self, count: int) -> str:
+        return f"{100 * count / self.hands:.1f}%" if self.hands else "—"
+
+    @property
+    def win_rate(self) -> str:
+        """胡牌率: hands won / hands played."""
+        return self._rate(self.wins)
+
+    @property
+    def deal_in_rate(self) -> str:
+        """点炮率: hands in which the player fed a win / hands played."""
+        return self._rate(self.dealt_in)
+
+    @property
+    def self_draw_rate(self) -> str:
+        """自摸率: hands won by 自摸 / hands played."""
+        return self._rate(self.self_draws)
+
+    @property
+    def average(self) -> str:
+        """平均得分: points per match."""
+        return f"{self.points / self.matches:.1f}" if self.matches else "—"
+
+
+FAN = re.compile(r"(\d+)番")
+
+
+def my_stats(*, user: User, filters: MyFilters | None = None) -> MyStats:
+    """场次, 局数, 胡牌率, 点炮率, 自摸率, 平均得分, 最大番/牌型 and 累计 over the user's
+    matches in ``filters``, with the running total after each match (for the chart).
+
+    How each hand was won (自摸, 点炮) comes from replaying its record with the rules
+    package; the biggest win is the largest 牌型 line the user was paid.
+    """
+    seats = my_match_seat_list(user=user, filters=filters)
+    results = (
+        HandResult.objects.filter(user=user, match_id__in=seats.values("match_id"))
+        .values_list("seat", "won", "points", "amount", "match_id", "occurred_at",
+                     "hand__record", "hand__settlement")
+        .order_by("occurred_at", "pk")
+    )
+    hands = wins = self_draws = dealt_in = points = amount = 0
+    best_points, best = 0, ""
+    per_match: dict[int, tuple[datetime, int]] = {}
+    for seat, won, p, a, match_id, when, record, settlement in results:
+        hands += 1
+        wins += won
+        points += p
+        amount += a
+        per_match[match_id] = (when, per_match.get(match_id, (when, 0))[1] + p)
+        if record:
+            facts = seat_facts(hand_wins(record), seat)
+            self_draws += facts.self_draw
+            dealt_in += facts.dealt_in
+        for line in (settlement or {}).get("lines", []):
+            category = str(line.get("category", ""))
+            if (
+                line.get("payee") == seat and category.startswith("牌型:")
+                and line["points"] > best_points
+            ):
+                fan = FAN.search(str(line.get("note", "")))
+                best_points = line["points"]
+                best = category_in_words(category) + (
+                    f" {fan.group(1)}番" if fan else f" {line['points']}分"
+                )
+    running, chart = 0, []
+    for when, total in sorted(per_match.values(), key=lambda item: item[0]):
+        running += total
+        chart.append((when, running))
+    return MyStats(
+        matches=seats.count(), hands=hands, wins=wins, self_draws=self_draws,
+        dealt_in=dealt_in, points=points, amount=amount, best=best or "—",
+        series=[{"user_id": user.pk, "name": "我的累计", "points": chart}] if chart else [],
+    )
 
 
 def hand_get_for_viewer(*, hand_id: int, user: User | Any, share: str = "") -> Hand:
@@ -305,15 +428,390 @@ def seat_names(match: Match) -> dict[int, str]:
 
 def hand_lines_in_words(hand: Hand) -> list[dict[str, Any]]:
     """The hand's ledger rows (adjustments included) as sentences:
-    ``冲锋鸡: 李四 → 张三 3分``."""
+    ``李四 付 张三 冲锋鸡 3分``, each with its row, its kind and whether it is an adjustment."""
     names = seat_names(hand.match)
+    stored = (hand.settlement or {}).get("lines", [])
     rows = LedgerEntry.objects.filter(Q(hand=hand) | Q(corrects__hand=hand)).order_by("pk")
     out = []
     for e in rows:
-        text = f"{e.category}: {names[e.payer_seat]} → {names[e.payee_seat]} {e.points}分"
-        if e.note:
-            text += f" ({tile_name(e.note) if TILE_CODE.fullmatch(e.note) else e.note})"
+        adjustment = e.kind == LedgerEntry.Kind.ADJUSTMENT
+        line = stored[e.line_no - 1] if e.line_no and e.line_no <= len(stored) else {}
+        kind = "adjustment" if adjustment else line_kind({"category": e.category, **line})
         out.append({
-            "entry": e, "text": text, "adjustment": e.kind == LedgerEntry.Kind.ADJUSTMENT,
+            "entry": e, "kind": kind, "adjustment": adjustment,
+            "text": line_sentence(names[e.payer_seat], names[e.payee_seat], e.category,
+                                  e.points, e.note),
         })
     return out
+
+
+def day_start(day: date) -> datetime:
+    """The first instant of ``day`` in the club time zone (``TIME_ZONE``, Asia/Shanghai)."""
+    return datetime.combine(day, time.min, tzinfo=timezone.get_current_timezone())
+
+
+def day_end(day: date) -> datetime:
+    """The last instant of ``day`` in the club time zone."""
+    return datetime.combine(day, time.max, tzinfo=timezone.get_current_timezone())
+
+
+@dataclass(frozen=True, slots=True)
+class CheckoutRow:
+    """One member at 结账: carried over from before the period, won in it, and the sum."""
+
+    user_id: int
+    name: str
+    carried: int
+    period: int
+
+    @property
+    def total(self) -> int:
+        """What the member is owed (+) or owes (−) in all."""
+        return self.carried + self.period
+
+
+@dataclass(frozen=True, slots=True)
+class CheckoutPayment:
+    """``payer`` pays ``payee`` ``amount`` to settle."""
+
+    payer_id: int
+    payer: str
+    payee_id: int
+    payee: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class CheckoutView:
+    """结账 of a period: each member's unsettled balance and the payments that settle it.
+
+    Counted are the club's ledger rows after the last 结账 (``since``) up to the end of the
+    period or now (``through``); those before the period's first day are ``carried``.
+    ``digest`` fingerprints what is shown, so a mark of settled pays exactly that.
+    """
+
+    start: date
+    end: date
+    last: Checkout | None
+    since: datetime | None
+    through: datetime
+    rows: list[CheckoutRow]
+    payments: list[CheckoutPayment]
+    digest: str
+
+    @property
+    def settled(self) -> bool:
+        """Whether nothing is owed."""
+        return not self.payments
+
+    @property
+    def carried_any(self) -> bool:
+        """Whether any balance comes from before the period."""
+        return any(row.carried for row in self.rows)
+
+
+def checkout_last(*, club: Club) -> Checkout | None:
+    """The club's latest 结账, if any."""
+    return Checkout.objects.filter(club=club).order_by("-through", "-pk").first()
+
+
+def checkout_list(*, club: Club, limit: int = 10) -> list[Checkout]:
+    """The club's latest 结账 records, newest first."""
+    return list(
+        Checkout.objects.filter(club=club).select_related("created_by")
+        .order_by("-through", "-pk")[:limit]
+    )
+
+
+def checkout_compute(*, access: LedgerAccess, start: date, end: date) -> CheckoutView:
+    """结账 of the days ``start``–``end`` (club time zone) for whoever sees the whole ledger.
+
+    Amounts are ledger amounts (points × 底注), adjustments included. The payments come
+    from :func:`apps.ledgers.payments.settle_payments` and bring every member to zero.
+    """
+    if not access.sees_all:
+        raise ClubNotFound("只有圈主、管理员可以查看结账")
+    last = checkout_last(club=access.club)
+    since = last.through if last is not None else None
+    through = min(day_end(end), timezone.now())
+    first = day_start(start)
+    entries = LedgerEntry.objects.filter(club=access.club, occurred_at__lte=through)
+    if since is not None:
+        entries = entries.filter(occurred_at__gt=since)
+    carried: dict[int, int] = {}
+    period: dict[int, int] = {}
+    for side, sign in (("payee", 1), ("payer", -1)):
+        for item in entries.values(f"{side}_id").annotate(
+            before=Sum("amount", filter=Q(occurred_at__lt=first)),
+            within=Sum("amount", filter=Q(occurred_at__gte=first)),
+        ):
+            user_id = item[f"{side}_id"]
+            carried[user_id] = carried.get(user_id, 0) + sign * (item["before"] or 0)
+            period[user_id] = period.get(user_id, 0) + sign * (item["within"] or 0)
+    users = {u.pk: str(u) for u in User.objects.filter(pk__in=set(carried) | set(period))}
+    rows = sorted(
+        (CheckoutRow(u, users[u], carried.get(u, 0), period.get(u, 0)) for u in users),
+        key=lambda r: (-r.total, r.name, r.user_id),
+    )
+    rows = [row for row in rows if row.carried or row.period]
+    balances = {row.user_id: row.total for row in rows}
+    payments = [
+        CheckoutPayment(p.payer, users[p.payer], p.payee, users[p.payee], p.amount)
+        for p in settle_payments(balances, order=users)
+    ]
+    return CheckoutView(
+        start=start, end=end, last=last, since=since, through=through, rows=rows,
+        payments=payments, digest=checkout_digest(since=since, balances=balances),
+    )
+
+
+def checkout_digest(*, since: datetime | None, balances: dict[int, int]) -> str:
+    """A fingerprint of a 结账's starting point and balances."""
+    text = json.dumps(
+        {"since": since.isoformat() if since else None, "balances": sorted(balances.items())}
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def checkout_history(*, club: Club, limit: int = 10) -> list[dict[str, Any]]:
+    """The club's latest 结账 records, newest first, with their payments in names."""
+    checkouts = checkout_list(club=club, limit=limit)
+    ids = {p[k] for c in checkouts for p in c.payments for k in ("payer", "payee")}
+    names = {u.pk: str(u) for u in User.objects.filter(pk__in=ids)}
+    return [
+        {
+            "checkout": c,
+            "payments": [
+                {"payer": names.get(p["payer"], ""), "payee": names.get(p["payee"], ""),
+                 "amount": p["amount"]}
+                for p in c.payments
+            ],
+        }
+        for c in checkouts
+    ]
+
+
+def match_get_for_viewer(*, access: LedgerAccess, match_id: int) -> Match:
+    """A match of the club the user may see in full: any, for whoever sees the whole
+    ledger; else only one they played. :class:`ClubNotFound` otherwise."""
+    match = (
+        Match.objects.select_related("room", "club")
+        .filter(pk=match_id, club=access.club).first()
+    )
+    if match is None or not (
+        access.sees_all or MatchPlayer.objects.filter(match=match, user=access.user).exists()
+    ):
+        raise ClubNotFound("对局不存在")
+    return match
+
+
+def match_table(*, match: Match) -> dict[str, Any]:
+    """A match as a table: one row per settled hand (each seat's points, who won), one per
+    adjustment, then each seat's total points and amount (points × 底注)."""
+    players = list(MatchPlayer.objects.filter(match=match).select_related("user").order_by("seat"))
+    seats = [p.seat for p in players]
+    hands: dict[int, dict[str, Any]] = {}
+    for r in HandResult.objects.filter(match=match).select_related("hand").order_by(
+        "hand__number", "seat"
+    ):
+        row = hands.setdefault(r.hand_id, {"hand": r.hand, "cells": {}})
+        row["cells"][r.seat] = {"points": r.points, "won": r.won}
+    rows = [
+        {"hand": row["hand"], "cells": [row["cells"].get(s, {"points": 0}) for s in seats]}
+        for row in hands.values()
+    ]
+    totals = dict.fromkeys(seats, 0)
+    for row in rows:
+        for seat, cell in zip(seats, row["cells"], strict=True):
+            totals[seat] += cell["points"]
+    adjustments = []
+    for e in LedgerEntry.objects.filter(match=match, kind=LedgerEntry.Kind.ADJUSTMENT).order_by(
+        "occurred_at", "pk"
+    ).select_related("payer", "payee", "created_by"):
+        cells = [
+            {"points": e.points if s == e.payee_seat else -e.points if s == e.payer_seat else 0}
+            for s in seats
+        ]
+        totals[e.payee_seat] += e.points
+        totals[e.payer_seat] -= e.points
+        adjustments.append({
+            "entry": e, "cells": cells,
+            "text": f"{e.payer} 付 {e.payee} {e.points}分（{e.reason}）",
+        })
+    stake = base_stake(match)
+    top = max(totals.values()) if totals else 0
+    return {
+        "match": match,
+        "variant_name": variant_name(match.variant),
+        "stake": stake,
+        "players": [
+            {"name": str(p.user), "user_id": p.user_id, "seat": p.seat, "points": totals[p.seat],
+             "amount": totals[p.seat] * stake, "top": top > 0 and totals[p.seat] == top}
+            for p in players
+        ],
+        "rows": rows,
+        "adjustments": adjustments,
+    }
+
+
+def base_stake(match: Match) -> int:
+    """The match's frozen 底注 (1 if the variant has none)."""
+    return int(match.settings.get("base_stake", 1))
+
+
+def club_match_list(*, access: LedgerAccess, filters: LedgerFilters) -> QuerySet[Match]:
+    """The club's matches in the filters (started within the dates), newest first; only the
+    user's own unless they see the whole ledger."""
+    qs = Match.objects.filter(club=access.club)
+    if filters.start is not None:
+        qs = qs.filter(created_at__gte=day_start(filters.start))
+    if filters.end is not None:
+        qs = qs.filter(created_at__lte=day_end(filters.end))
+    if filters.room_id is not None:
+        qs = qs.filter(room_id=filters.room_id)
+    if filters.variant:
+        qs = qs.filter(variant=filters.variant)
+    member = filters.member_id if access.sees_all else access.user.pk
+    if member is not None:
+        qs = qs.filter(players__user_id=member)
+    return qs.select_related("room").order_by("-created_at", "-pk")
+
+
+def club_match_rows(matches: Iterable[Match]) -> list[dict[str, Any]]:
+    """Rows of a match list: date, room, game, and each player's name and points so far."""
+    matches = list(matches)
+    players: dict[int, list[MatchPlayer]] = {m.pk: [] for m in matches}
+    for p in MatchPlayer.objects.filter(match__in=matches).select_related("user").order_by(
+        "seat"
+    ):
+        players[p.match_id].append(p)
+    return [
+        {
+            "match": m,
+            "variant_name": variant_name(m.variant),
+            "players": [
+                {"name": str(p.user),
+                 "points": m.totals[p.seat] if p.seat < len(m.totals) else 0}
+                for p in players[m.pk]
+            ],
+        }
+        for m in matches
+    ]
+
+
+MELD_NAMES = {"pung": "碰", "exposed_kong": "明杠", "concealed_kong": "暗杠", "added_kong": "补杠"}
+WIN_WORDS = {"self_draw": "自摸", "on_discard": "点炮", "robbing_kong": "抢杠"}
+SUIT_ORDER = {"m": 0, "s": 1, "p": 2}
+
+
+def _tile_order(code: str) -> tuple[int, str]:
+    return SUIT_ORDER[code[1]], code[0]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """One seat on the hand page: its final tiles, how it won, its subtotals by kind."""
+
+    seat: int
+    name: str
+    dealer: bool
+    concealed: list[str]
+    melds: list[dict[str, Any]]
+    win_tile: str | None
+    how: str
+    subtotals: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        """The seat's net points in the hand."""
+        return sum(self.subtotals.values())
+
+
+def hand_view(hand: Hand) -> dict[str, Any]:
+    """Everything the hand page shows: each seat's final tiles (the winning tile apart and
+    how it was won), each seat's subtotal by kind of line, and the lines in words.
+
+    The final tiles come from replaying the hand's record with the rules package.
+    """
+    record = hand.record or {}
+    names = seat_names(hand.match)
+    final = replay(record)
+    snap = final.snapshot()
+    wins = {w.seat: w for w in final.wins}
+    lines = hand_lines_in_words(hand)
+    seats: list[SeatView] = []
+    for seat, s in enumerate(snap["seats"]):
+        concealed = list(s["hand"])
+        melds = [
+            {"name": MELD_NAMES.get(m["kind"], m["kind"]), "tiles": [m["tile"]] * (
+                3 if m["kind"] == "pung" else 4
+            ), "concealed": m["kind"] == "concealed_kong"}
+            for m in s["melds"]
+        ]
+        win = wins.get(seat)
+        how = ""
+        if win is not None:
+            if len(concealed) + 3 * len(melds) == 14 and win.tile.code in concealed:
+                concealed.remove(win.tile.code)
+            how = WIN_WORDS[win.source.value]
+            if win.from_seat is not None and win.source.value != "self_draw":
+                how += f"（{names[win.from_seat]}）"
+        subtotals: dict[str, int] = {}
+        for line in lines:
+            e = line["entry"]
+            sign = 1 if e.payee_seat == seat else -1 if e.payer_seat == seat else 0
+            if sign:
+                subtotals[line["kind"]] = subtotals.get(line["kind"], 0) + sign * e.points
+        seats.append(SeatView(
+            seat=seat, name=names[seat], dealer=seat == hand.dealer,
+            concealed=sorted(concealed, key=_tile_order), melds=melds,
+            win_tile=win.tile.code if win is not None else None, how=how,
+            subtotals=subtotals,
+        ))
+    kinds = [k for k in KIND_NAMES if any(k in s.subtotals for s in seats)]
+    summary = (hand.settlement or {}).get("summary") or {}
+    return {
+        "variant_name": variant_name(hand.match.variant),
+        "seats": seats,
+        "kinds": [
+            {"name": KIND_NAMES[k], "cells": [s.subtotals.get(k, 0) for s in seats]}
+            for k in kinds
+        ],
+        "lines": lines,
+        "fanji": summary.get("fanji"),
+        "luobo": list(summary.get("luobo") or []),
+        "drawn_game": not final.wins,
+    }
+
+
+def adjust_match_choices(*, club: Club, limit: int = 60) -> list[tuple[int, str]]:
+    """The club's latest matches as picker choices: ``12-01 20:30 · 都匀独山捉鸡 · 张三、李四…``."""
+    rows = club_match_rows(Match.objects.filter(club=club).order_by("-created_at", "-pk")[:limit])
+    return [
+        (
+            row["match"].pk,
+            f"{timezone.localtime(row['match'].created_at):%m-%d %H:%M} · {row['variant_name']} · "
+            + "、".join(p["name"] for p in row["players"]),
+        )
+        for row in rows
+    ]
+
+
+def match_players(*, match: Match) -> list[tuple[int, str]]:
+    """The match's players as picker choices (user ID, name), in seat order."""
+    players = MatchPlayer.objects.filter(match=match).select_related("user").order_by("seat")
+    return [(p.user_id, str(p.user)) for p in players]
+
+
+def match_line_choices(*, match: Match) -> list[tuple[int, str]]:
+    """The match's ledger rows as picker choices: ``第2局 李四 付 张三 幺鸡 1分``."""
+    names = seat_names(match)
+    rows = LedgerEntry.objects.filter(match=match).select_related("hand").order_by("pk")
+    return [
+        (
+            e.pk,
+            (f"第{e.hand.number}局 " if e.hand is not None else "调账 ")
+            + line_sentence(names[e.payer_seat], names[e.payee_seat], e.category, e.points),
+        )
+        for e in rows
+    ]

@@ -14,4 +14,10 @@ urlpatterns = [
     path("ledgers/clubs/<dbid:club_id>/", views.club_ledger, name="club"),
     path("ledgers/clubs/<dbid:club_id>/export.csv", views.club_ledger_csv, name="club-csv"),
     path("ledgers/clubs/<dbid:club_id>/adjust/", views.club_adjust, name="club-adjust"),
+    path("ledgers/clubs/<dbid:club_id>/checkout/", views.club_checkout, name="checkout"),
+    path("ledgers/clubs/<dbid:club_id>/matches/", views.club_matches, name="club-matches"),
+    path(
+        "ledgers/clubs/<dbid:club_id>/matches/<dbid:match_id>/", views.club_match_table,
+        name="match",
+    ),
 ]

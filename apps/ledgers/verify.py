@@ -2,7 +2,8 @@
 
 For every settled hand it deals the hand again from its seed, applies the actions of the
 match's event log, settles it with the rules package and compares the result with the
-ledger, line by line and seat by seat. It also checks every row's signature, that every
+ledger, line by line and seat by seat. It also checks every row's signature (结账 rows
+included), that every
 hand and every match sums to zero, and that each finished match's results agree with its
 hands. Each problem names the row it concerns.
 """
@@ -15,8 +16,8 @@ from dataclasses import dataclass
 from apps.matches.models import Hand, Match
 from apps.matches.state import round_rebuild
 
-from .models import AppendOnlyModel, HandResult, LedgerEntry, MatchResult
-from .services import base_stake_of
+from .models import AppendOnlyModel, Checkout, HandResult, LedgerEntry, MatchResult
+from .selectors import base_stake
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +37,7 @@ def _row(obj: AppendOnlyModel) -> str:
 
 def verify_signatures() -> Iterator[Problem]:
     """Rows whose content no longer matches their signature (edited behind the ORM)."""
-    for model in (LedgerEntry, HandResult, MatchResult):
+    for model in (LedgerEntry, HandResult, MatchResult, Checkout):
         for obj in model.objects.order_by("pk").iterator():
             if not obj.signature_valid():
                 yield Problem(_row(obj), "签名不符: 该行在写入后被改动")
@@ -52,7 +53,7 @@ def verify_hand(hand: Hand) -> Iterator[Problem]:
     except Exception as exc:
         yield Problem(where, f"无法从日志重算: {exc}")
         return
-    stake = base_stake_of(match)
+    stake = base_stake(match)
     rows = {e.line_no: e for e in LedgerEntry.objects.filter(hand=hand, kind="settlement")}
     for line_no, line in enumerate(settlement.lines, start=1):
         entry = rows.pop(line_no, None)
@@ -107,7 +108,7 @@ def verify_match(match: Match) -> Iterator[Problem]:
     sums: dict[int, int] = {}
     for seat, points in HandResult.objects.filter(match=match).values_list("seat", "points"):
         sums[seat] = sums.get(seat, 0) + points
-    stake = base_stake_of(match)
+    stake = base_stake(match)
     for seat, result in results.items():
         total = sums.get(seat, 0)
         if result.points != total or result.amount != result.points * stake:

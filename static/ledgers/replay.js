@@ -2,6 +2,7 @@
 // ending on the settlement; verifies the seed commitment and the wall in the browser.
 // Tiles are drawn with the live table's renderer (static/table/tiles.js).
 
+import { noteText } from "../table/dialogs.js";
 import { tileEl, tileName } from "../table/tiles.js";
 
 const data = JSON.parse(document.getElementById("replay-data").textContent);
@@ -45,8 +46,9 @@ function seatEl(seat, state) {
     tileEl(r.tile, r.claimed_by !== null && r.claimed_by !== undefined ? "claimed" : ""))));
 }
 
+/** A line as the live table's settlement writes it (notes with tiles named). */
 function lineText(line) {
-  const note = line.note ? ` (${/^[1-9][msp]$/.test(line.note) ? tileName(line.note) : line.note})` : "";
+  const note = line.note ? ` (${noteText(line.note)})` : "";
   return `${line.category}: ${names[line.payer]} → ${names[line.payee]} ${line.points}分${note}`;
 }
 

@@ -254,7 +254,7 @@ def test_my_results_pages_through_every_match_with_its_hands(db: None) -> None:
     page = client.get("/ledgers/mine/").content.decode()
     assert "第 1 / 2 页" in page and "共 25 场对局" in page
     assert rooms_shown(page) == codes[::-1][:20]
-    assert page.count("合计 18分 / 36") == 20 and page.count(">大赢家<") == 20
+    assert page.count("我的得分 18分（金额 36）") == 20 and page.count(">大赢家<") == 20
     assert page.count(">回放<") == 40
     shown = links(page)
     assert query_of(shown["下一页"]) == {"page": ["2"]}
@@ -271,7 +271,7 @@ def test_my_results_pages_through_every_match_with_its_hands(db: None) -> None:
 
     # Another player sees the same matches from their own seat.
     page = client_for(players[1]).get("/ledgers/mine/", {"page": "x"}).content.decode()
-    assert "第 1 / 2 页" in page and page.count("合计 -6分 / -12") == 20
+    assert "第 1 / 2 页" in page and page.count("我的得分 -6分（金额 -12）") == 20
     assert ">大赢家<" not in page
 
     for value in ("0", "99"):
@@ -299,8 +299,8 @@ def test_my_results_makes_as_many_queries_for_25_matches_as_for_5(db: None) -> N
     assert len(rooms_shown(page)) == 20 and "第 1 / 2 页" in page
     assert many == few
 
-    # The selector behind the API: three queries, however many matches.
+    # The selector behind the API: four queries, however many matches.
     with CaptureQueriesContext(connection) as queries:
         rows = selectors.my_match_list(user=players[0])
-    assert len(rows) == 25 and len(queries) == 3
+    assert len(rows) == 25 and len(queries) == 4
     assert all(len(row["hands"]) == 2 and row["result"].big_winner for row in rows)

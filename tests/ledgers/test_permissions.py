@@ -111,7 +111,8 @@ def test_a_hand_page_words_each_line(finished_table: Table) -> None:
     entry = LedgerEntry.objects.filter(kind="settlement").first()
     assert entry is not None
     page = client_for(finished_table.players[0]).get(f"/ledgers/hands/{entry.hand_id}/")
-    text = f"{entry.category}: {entry.payer} → {entry.payee} {entry.points}分"
+    item = entry.category.removeprefix("牌型:")
+    text = f"{entry.payer} 付 {entry.payee} {item} {entry.points}分"
     assert text in page.content.decode()
     mine = client_for(finished_table.players[0]).get("/ledgers/mine/")
     assert mine.status_code == 200 and f"/ledgers/hands/{entry.hand_id}/" in mine.content.decode()

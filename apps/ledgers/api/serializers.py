@@ -97,7 +97,11 @@ class MyMatchOutput(serializers.Serializer[dict[str, Any]]):
 
 
 class HandLineOutput(serializers.Serializer[dict[str, Any]]):
-    text = serializers.CharField(help_text="如「冲锋鸡: 李四 → 张三 3分」")
+    text = serializers.CharField(help_text="如「李四 付 张三 冲锋鸡 3分」")
+    kind = serializers.CharField(
+        help_text="pattern 牌型, chicken 鸡, dou 豆, kong 杠, call_transfer 呼叫转移, "
+        "tax_refund 退税, baopai 包牌, chajiao 查叫, adjustment 调账, other 其他"
+    )
     entry = LedgerEntryOutput()
     adjustment = serializers.BooleanField()
 
