@@ -26,12 +26,15 @@ class Match(models.Model):
         BETWEEN = "between", "局间结算"
         OVER = "over", "全场结束"
 
-    room = models.ForeignKey("clubs.Room", on_delete=models.PROTECT, related_name="matches")
-    club = models.ForeignKey("clubs.Club", on_delete=models.PROTECT, related_name="matches")
+    room = models.ForeignKey("clubs.Room", models.PROTECT, related_name="matches",
+                             verbose_name="房间")
+    club = models.ForeignKey("clubs.Club", models.PROTECT, related_name="matches",
+                             verbose_name="亲友圈")
     variant = models.CharField("玩法", max_length=20)
     settings = models.JSONField("规则设置", help_text="开局时冻结的房间设置")
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
-    stage = models.CharField(max_length=8, choices=Stage.choices, default=Stage.HAND)
+    status = models.CharField("状态", max_length=10, choices=Status.choices,
+                              default=Status.PLAYING)
+    stage = models.CharField("阶段", max_length=8, choices=Stage.choices, default=Stage.HAND)
     hands_total = models.PositiveSmallIntegerField("总局数")
     hands_played = models.PositiveSmallIntegerField("已完成局数", default=0)
     dealer = models.PositiveSmallIntegerField("下一局庄家", default=0)
@@ -39,20 +42,23 @@ class Match(models.Model):
     totals = models.JSONField("累计得分", default=list)
     version = models.BigIntegerField("版本", default=0, help_text="最后一条日志的序号")
     decision_version = models.BigIntegerField(
-        default=0, help_text="当前决策点开始时的版本；更早的版本发来的操作已过期"
+        "决策点版本", default=0, help_text="当前决策点开始时的版本；更早的版本发来的操作已过期"
     )
-    changed_at = models.DateTimeField(auto_now_add=True, help_text="最后一次状态变化的时间")
-    deadline = models.DateTimeField(null=True, blank=True, help_text="当前决策点的截止时间")
+    changed_at = models.DateTimeField("最后变化", auto_now_add=True,
+                                      help_text="最后一次状态变化的时间")
+    deadline = models.DateTimeField("截止时间", null=True, blank=True,
+                                    help_text="当前决策点的截止时间")
     timer_due = models.DateTimeField(
-        null=True, blank=True,
+        "下次到期", null=True, blank=True,
         help_text="下一个到期时刻（截止时间、托管出牌、解散投票结束）；每秒的巡检处理已到期的对局",
     )
-    ready_seats = models.JSONField(default=list, help_text="局间已准备的座位")
+    ready_seats = models.JSONField("已准备座位", default=list, help_text="局间已准备的座位")
     dissolve_vote = models.JSONField(
-        null=True, blank=True, help_text="进行中的解散投票: proposer, votes, deadline(ms)"
+        "解散投票", null=True, blank=True,
+        help_text="进行中的解散投票: proposer, votes, deadline(ms)",
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField("开始时间", auto_now_add=True)
+    finished_at = models.DateTimeField("结束时间", null=True, blank=True)
 
     class Meta:
         verbose_name = "对局"
@@ -63,15 +69,16 @@ class Match(models.Model):
         )
 
     def __str__(self) -> str:
-        return f"match #{self.pk} ({self.variant}, v{self.version})"
+        return f"对局 #{self.pk}"
 
 
 class MatchPlayer(models.Model):
     """A seat of a match: who sits there, and its timeout / 托管 state."""
 
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="players")
+    match = models.ForeignKey(Match, models.CASCADE, related_name="players", verbose_name="对局")
     seat = models.PositiveSmallIntegerField("座位")
-    user = models.ForeignKey(USER_MODEL, on_delete=models.PROTECT, related_name="match_seats")
+    user = models.ForeignKey(USER_MODEL, models.PROTECT, related_name="match_seats",
+                             verbose_name="玩家")
     consecutive_timeouts = models.PositiveSmallIntegerField("连续超时次数", default=0)
     auto_play = models.BooleanField("托管", default=False)
 
@@ -85,7 +92,7 @@ class MatchPlayer(models.Model):
         )
 
     def __str__(self) -> str:
-        return f"match #{self.match_id} seat {self.seat}: {self.user_id}"
+        return f"对局 #{self.match_id} 第{self.seat + 1}座"
 
 
 class Hand(models.Model):
@@ -95,17 +102,18 @@ class Hand(models.Model):
     secret until the hand ends, when it is revealed so anyone can check the wall.
     """
 
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="hands")
+    match = models.ForeignKey(Match, models.CASCADE, related_name="hands", verbose_name="对局")
     number = models.PositiveSmallIntegerField("局序", help_text="从 1 开始")
     dealer = models.PositiveSmallIntegerField("庄家")
     streak = models.PositiveSmallIntegerField("连庄数", default=1)
-    seed = models.CharField(max_length=64)
-    salt = models.CharField(max_length=64)
-    commitment = models.CharField(max_length=64)
-    started_at = models.DateTimeField(auto_now_add=True)
-    ended_at = models.DateTimeField(null=True, blank=True)
-    settlement = models.JSONField(null=True, blank=True)
-    record = models.JSONField(null=True, blank=True, help_text="majiang-record/1, 局终写入")
+    seed = models.CharField("洗牌种子", max_length=64)
+    salt = models.CharField("盐", max_length=64)
+    commitment = models.CharField("洗牌承诺", max_length=64)
+    started_at = models.DateTimeField("开始时间", auto_now_add=True)
+    ended_at = models.DateTimeField("结束时间", null=True, blank=True)
+    settlement = models.JSONField("结算", null=True, blank=True)
+    record = models.JSONField("牌局记录", null=True, blank=True,
+                              help_text="majiang-record/1, 局终写入")
 
     class Meta:
         verbose_name = "牌局"
@@ -116,7 +124,7 @@ class Hand(models.Model):
         )
 
     def __str__(self) -> str:
-        return f"match #{self.match_id} hand {self.number}"
+        return f"对局 #{self.match_id} 第{self.number}局"
 
 
 class MatchEvent(models.Model):
@@ -133,15 +141,14 @@ class MatchEvent(models.Model):
         TABLE = "table", "牌桌事务"
         MATCH_END = "match_end", "全场结束"
 
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="events")
+    match = models.ForeignKey(Match, models.CASCADE, related_name="events", verbose_name="对局")
     seq = models.BigIntegerField("序号")
-    hand = models.ForeignKey(
-        Hand, on_delete=models.CASCADE, null=True, blank=True, related_name="events"
-    )
-    kind = models.CharField(max_length=10, choices=Kind.choices)
-    seat = models.PositiveSmallIntegerField(null=True, blank=True)
-    payload = models.JSONField()
-    created_at = models.DateTimeField(auto_now_add=True)
+    hand = models.ForeignKey(Hand, models.CASCADE, null=True, blank=True, related_name="events",
+                             verbose_name="牌局")
+    kind = models.CharField("类型", max_length=10, choices=Kind.choices)
+    seat = models.PositiveSmallIntegerField("座位", null=True, blank=True)
+    payload = models.JSONField("内容")
+    created_at = models.DateTimeField("时间", auto_now_add=True)
 
     class Meta:
         verbose_name = "对局日志"
@@ -152,4 +159,4 @@ class MatchEvent(models.Model):
         )
 
     def __str__(self) -> str:
-        return f"match #{self.match_id} #{self.seq} {self.kind}"
+        return f"对局 #{self.match_id} 日志 #{self.seq}"

@@ -62,10 +62,7 @@ def fits(page: Any) -> None:
 def test_an_owner_and_a_member_read_their_records(
     browser: Any, daphne_url: str, size: str  # noqa: F811
 ) -> None:
-    with (
-        mock.patch("apps.matches.change.timer_schedule"),
-        mock.patch("apps.matches.broadcast.send_updates"),
-    ):
+    with mock.patch("apps.matches.broadcast.send_updates"):
         club, players, *_ = make_club()
         for variant, seed in (("duyun", 1), ("zigong", 2)):
             match = Match.objects.get(room=open_room(club, players, variant))

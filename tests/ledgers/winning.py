@@ -7,9 +7,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from apps.matches import services, state
+from apps.matches import services
 from apps.matches.models import Match, MatchPlayer
 from tests.browser.test_play import choose_discard
+from tests.support.rounds import round_now
 
 from .playing import round_cache_on
 
@@ -45,9 +46,7 @@ def play_to_win(match_id: int, rng: random.Random) -> None:
                         match_id=match_id, user_id=user_id, payload={"type": "ready_next"}
                     )
             continue
-        hand = match.hands.order_by("-number").first()
-        assert hand is not None
-        rnd = state.round_read(match, hand)
+        rnd = round_now(match)
         seat = rnd.pending()[0]
         payload = {k: v for k, v in _choose(rnd, seat, rng).items() if k != "seat"}
         with round_cache_on():
