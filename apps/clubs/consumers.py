@@ -9,7 +9,13 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from .broadcast import club_group_name, club_state, lobby_broadcast, lobby_group_name
+from .broadcast import (
+    club_broadcast_on_commit,
+    club_group_name,
+    club_state,
+    lobby_broadcast,
+    lobby_group_name,
+)
 from .errors import ClubNotFound
 from .presence import presence_mark
 from .selectors import club_get_for_member, lobby_state, room_get_for_member
@@ -57,31 +63,32 @@ class LobbyConsumer(_PresenceConsumer):
         if found is None:
             await self.close(code=NOT_FOUND_CLOSE_CODE)
             return
-        room_id, state = found
+        room_id, state, came_online = found
         self.group_name = lobby_group_name(room_id)
         await self.channel_layer.group_add(self.group_name, self.channel_name)
         await self.accept()
         await self.send_json({"type": "lobby", "state": state})
-        await self._announce(room_id)
+        if came_online:
+            await self._announce(room_id)
 
     async def lobby_update(self, event: dict[str, Any]) -> None:
         """Forward a broadcast lobby state to the browser."""
         await self.send_json({"type": "lobby", "state": event["state"]})
 
     @database_sync_to_async  # type: ignore[untyped-decorator]  # channels ships no type information
-    def _room_and_state(self, code: str) -> tuple[int, dict[str, Any]] | None:
+    def _room_and_state(self, code: str) -> tuple[int, dict[str, Any], bool] | None:
         user = self.scope.get("user")
         try:
             room = room_get_for_member(code=code, user=user)
         except ClubNotFound:
             return None
         self.club_id = room.club_id
-        presence_mark(club_id=room.club_id, user_id=user.pk)
-        return room.pk, lobby_state(room)
+        came_online = presence_mark(club_id=room.club_id, user_id=user.pk)
+        return room.pk, lobby_state(room), came_online
 
     @database_sync_to_async  # type: ignore[untyped-decorator]  # channels ships no type information
     def _announce(self, room_id: int) -> None:
-        """Tell the room and the club that this member is now online."""
+        """Tell the room and the club that this member has come online."""
         lobby_broadcast(room_id)
 
 
@@ -116,5 +123,6 @@ class ClubLobbyConsumer(_PresenceConsumer):
         except ClubNotFound:
             return None
         self.club_id = club.pk
-        presence_mark(club_id=club.pk, user_id=user.pk)
+        if presence_mark(club_id=club.pk, user_id=user.pk):
+            club_broadcast_on_commit(club.pk)
         return club_state(club)

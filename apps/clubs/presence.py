@@ -29,12 +29,17 @@ def _key(club_id: int, user_id: int) -> str:
     return f"online:club:{club_id}:{user_id}"
 
 
-def presence_mark(*, club_id: int, user_id: int) -> None:
-    """Mark the user online in the club for the next :data:`TTL_SECONDS`."""
+def presence_mark(*, club_id: int, user_id: int) -> bool:
+    """Mark the user online in the club for the next :data:`TTL_SECONDS`; return whether
+    they were offline before (so that the lobbies are told)."""
+    key = _key(club_id, user_id)
     try:
-        cache.set(_key(club_id, user_id), time.time(), timeout=TTL_SECONDS)
+        if cache.add(key, time.time(), timeout=TTL_SECONDS):
+            return True
+        cache.set(key, time.time(), timeout=TTL_SECONDS)
     except Exception:  # advisory: any cache failure leaves the page working
         logger.warning("presence: could not mark user %s in club %s", user_id, club_id)
+    return False
 
 
 def online_user_ids(*, club_id: int, user_ids: Iterable[int]) -> set[int]:

@@ -52,6 +52,9 @@ async def test_member_sees_seats_change_live(redis_url: str) -> None:
     first: dict[str, Any] = await watcher.receive_json_from()
     assert first["type"] == "lobby"
     assert first["state"]["seats"] == [None] * room.seat_count
+    # Opening the lobby puts the owner online, and the lobby is told.
+    online = await watcher.receive_json_from(timeout=5)
+    assert online["state"]["online"] == ["圈主"]
 
     await sync_to_async(rooms.room_sit)(room=room, user=member, seat=1)
     update = await watcher.receive_json_from(timeout=5)
