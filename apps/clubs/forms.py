@@ -65,10 +65,12 @@ class JoinForm(forms.Form):
 
 
 class NameForm(forms.Form):
+    label_suffix = ""
     name = forms.CharField(label="名称", max_length=40)
 
 
 class RoomForm(forms.Form):
+    label_suffix = ""
     name = forms.CharField(label="房间名称", max_length=40, required=False)
     allow_spectators = forms.BooleanField(label="允许旁观", required=False, initial=True)
 

@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 
 from apps.clubs.models import Club, Membership, Room
-from majiang.variants import VARIANTS
+from majiang.variants import player_variants
 
 from .selectors import LedgerFilters
 
@@ -38,7 +38,7 @@ class LedgerFilterForm(forms.Form):
             (r.pk, f"{r.code} {r.name}".strip()) for r in rooms
         ]
         self._choice_field("variant").choices = [("", "全部玩法")] + [
-            (v.id, v.name) for v in VARIANTS.values()
+            (v.id, v.name) for v in player_variants()
         ]
 
     def _choice_field(self, name: str) -> forms.ChoiceField:

@@ -123,10 +123,13 @@ def _lock_waiting_room(room: Room, user: User) -> Room:
 
 
 def room_sit(*, room: Room, user: User, seat: int | None = None) -> RoomSeat:
-    """Take a seat (the first free one if ``seat`` is None); moving seats resets ready."""
+    """Take a seat (the first free one if ``seat`` is None; a player already seated here
+    keeps theirs); moving seats resets ready."""
     with transaction.atomic():
         room = _lock_waiting_room(room, user)
         taken = dict(RoomSeat.objects.filter(room=room).values_list("seat", "user_id"))
+        if seat is None and user.pk in taken.values():  # 入座 again: keep the seat one has
+            return RoomSeat.objects.get(room=room, user=user)
         if seat is None:
             free = [n for n in range(room.seat_count) if n not in taken]
             if not free:
