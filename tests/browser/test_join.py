@@ -83,11 +83,15 @@ def test_quick_open_on_a_phone_with_the_button_in_view(
     mine = owner.locator(".seat.mine")
     assert "东" in mine.inner_text()
     assert "庄" in mine.inner_text()
-    actions = owner.locator("#my-actions")
-    assert actions.locator("button:has-text('准备')").count() == 1
-    actions.locator("button:has-text('准备')").click()
+    # One toggle on the whole page: 准备, then 取消准备 in its place.
+    buttons = owner.locator("main button", has_text="准备")
+    assert buttons.count() == 1
+    assert buttons.inner_text() == "准备"
+    buttons.click()
     owner.wait_for_selector("#my-actions button:has-text('取消准备')")
-    assert actions.locator("button", has_text="准备").count() == 1
+    assert buttons.count() == 1
+    assert buttons.inner_text() == "取消准备"
+    assert owner.locator("main button", has_text="解散房间").count() == 1
     owner.context.close()
 
 
@@ -110,13 +114,14 @@ def test_from_a_share_link_to_a_seat(browser: Any, server: dict[str, Any]) -> No
     assert code in dialog.locator("#share-room-kouling").input_value()
     dialog.locator("button:has-text('复制链接')").click()
     owner.wait_for_selector("#share-room button:has-text('已复制')")
-    owner.screenshot(path=str(SCREENSHOTS / "share-dialog-desktop.png"))
+    owner.screenshot(path=str(SCREENSHOTS / "share-room-desktop.png"))
     dialog.locator("button:has-text('关闭')").click()
 
     # A friend, logged out, opens the link: the club's name and 申请加入.
     friend = _new_page(browser, PHONE)
     friend.goto(link)
     assert f"周末麻将圈{tag}" in friend.locator("h1").inner_text()
+    friend.screenshot(path=str(SCREENSHOTS / "join-phone.png"))
     friend.locator("a:has-text('注册并申请加入')").click()
     friend.fill("#id_username", f"fr{tag}")
     friend.fill("#id_display_name", "牌友小王")
@@ -190,6 +195,10 @@ def test_screenshots(browser: Any, server: dict[str, Any]) -> None:  # noqa: F81
     friends[0].locator(".table-card button:has-text('入座')").first.click()
     friends[0].wait_for_url("**/rooms/*/")
     friends[0].wait_for_selector(".seat.mine")
+    friends[0].set_viewport_size(PHONE)
+    friends[0].reload()
+    friends[0].wait_for_selector(".seat.mine")
+    friends[0].screenshot(path=str(SCREENSHOTS / "room-lobby-phone.png"), full_page=True)
 
     for size, viewport in (("phone", PHONE), ("desktop", DESKTOP)):
         # The home page of a member who is not seated: a table with a free seat to take.

@@ -199,12 +199,12 @@ def test_dealer_is_the_seated_opener_or_drawn(world: World) -> None:
 def test_room_lobby_has_one_ready_toggle(world: World) -> None:
     fill_room(world.room, [world.member], ready=False)
     page = world.client("member").get(f"/rooms/{world.room.code}/").content.decode()
-    actions = page.split('id="my-actions"', 1)[1].split("</p>", 1)[0]
+    actions = page.split('id="my-actions"', 1)[1].split("</div>", 1)[0]
     assert ">准备</button>" in actions
     assert "取消准备" not in actions
     RoomSeat.objects.filter(user=world.member).update(ready=True)
     page = world.client("member").get(f"/rooms/{world.room.code}/").content.decode()
-    actions = page.split('id="my-actions"', 1)[1].split("</p>", 1)[0]
+    actions = page.split('id="my-actions"', 1)[1].split("</div>", 1)[0]
     assert ">取消准备</button>" in actions
     assert ">准备</button>" not in actions
 

@@ -38,7 +38,7 @@ SCHEMA = SettingsSchema(
             "turn_seconds",
             "int",
             15,
-            "每次出牌或吃碰杠胡的思考时间（秒）",
+            "每次出牌或碰杠胡的思考时间（秒）",
             minimum=5,
             maximum=60,
             label="出牌限时",
