@@ -352,8 +352,9 @@ def join_request_pending_of(*, club: Club, user: User | Any) -> JoinRequest | No
 
 
 def variant_list() -> list[dict[str, Any]]:
-    """Every registered variant with its settings schema (labels, limits, descriptions)."""
+    """The variants clubs may play, with their settings schemas (labels, limits,
+    descriptions, rulings); engine-test variants are left out."""
     return [
         {"id": variant.id, "name": variant.name, "settings": variant.schema.to_json()}
-        for variant in VARIANTS.values()
+        for variant in player_variants()
     ]

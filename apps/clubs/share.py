@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from .models import Club, Room
+from .selectors import variant_name
 
 ROOM_CODE = re.compile(r"(?<!\d)(\d{6})(?!\d)")
 INVITE_CODE = re.compile(r"([A-HJ-NP-Za-hj-np-z2-9]{8})")
@@ -55,7 +56,10 @@ def room_share(request: HttpRequest, room: Room) -> Share:
     """The share of a room: its link (a non-member who opens it is asked to join)."""
     url = request.build_absolute_uri(reverse("clubs:lobby", args=[room.code]))
     title = f"「{room.club.name}」房间 {room.code}"
-    kouling = f"【麻将亲友圈】{title}，房间号 {room.code}。打开链接入座：{url}"
+    rules = f"{variant_name(room.variant)} {room.seat_count}人{room.hands_per_match}局"
+    kouling = (
+        f"【麻将亲友圈】「{room.club.name}」{rules}，房间号 {room.code}。打开链接入座：{url}"
+    )
     return Share(title=title, url=url, qr_svg=qr_svg(url), kouling=kouling)
 
 

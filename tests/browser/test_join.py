@@ -217,5 +217,11 @@ def test_screenshots(browser: Any, server: dict[str, Any]) -> None:  # noqa: F81
         owner.locator("a:has-text('自定义开房')").click()
         owner.wait_for_load_state()
         owner.screenshot(path=str(SCREENSHOTS / f"rule-form-{size}.png"))
-    for page in (owner, *friends):
+    visitor = _new_page(browser, PHONE)
+    visitor.goto(f"{url}/")
+    visitor.screenshot(path=str(SCREENSHOTS / "landing-phone.png"), full_page=True)
+    visitor.locator("a:has-text('都匀独山捉鸡')").click()
+    visitor.wait_for_url("**/rules/duyun/")
+    visitor.screenshot(path=str(SCREENSHOTS / "rules-phone.png"))
+    for page in (owner, *friends, visitor):
         page.context.close()
