@@ -304,3 +304,13 @@ def test_irreversible_club_actions_ask_first(world: World) -> None:
             continue
         assert tags, ending
         assert all("data-confirm=" in tag for tag in tags), ending
+
+
+def test_only_managers_get_the_invite_code_from_the_api(world: World) -> None:
+    def code_seen_by(role: str) -> Any:
+        clubs = world.client(role).get("/api/clubs/").json()
+        return next(c["invite_code"] for c in clubs if c["id"] == world.club.pk)
+
+    assert code_seen_by("owner") == world.club.invite_code
+    assert code_seen_by("admin") == world.club.invite_code
+    assert code_seen_by("member") is None
