@@ -307,6 +307,7 @@ def club_detail(request: HttpRequest, club_id: int) -> HttpResponse:
     if role is None:
         return join_page(request, club)
     is_manager = role in MANAGERS
+    online = selectors.club_online_members(club)
     return render(
         request,
         "clubs/club_detail.html",
@@ -317,7 +318,8 @@ def club_detail(request: HttpRequest, club_id: int) -> HttpResponse:
             "is_manager": is_manager,
             "can_open_rooms": is_manager or club.members_can_open_rooms,
             "tables": selectors.club_lobby_tables(club),
-            "online_members": selectors.club_online_members(club),
+            "online_members": online,
+            "online_ids": {user.pk for user in online},
             "share": share.club_share(request, club),
             "invite_share": share.invite_share(request, club) if is_manager else None,
             "members": selectors.membership_list(club=club),
