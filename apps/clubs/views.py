@@ -15,7 +15,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.models import User
 from apps.core.auth import AuthenticatedHttpRequest
@@ -297,6 +297,7 @@ def club_join(request: AuthenticatedHttpRequest) -> HttpResponse:
     )
 
 
+@require_GET
 def club_detail(request: HttpRequest, club_id: int) -> HttpResponse:
     """The club lobby: open tables (live), 快速开房, online members; then members, join
     requests, templates and settings. A non-member sees the club's name and 申请加入."""

@@ -13,7 +13,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from apps.core.auth import AuthenticatedHttpRequest
 from majiang.settings import Setting
@@ -191,6 +191,7 @@ def _rules_display(variant_id: str, values: dict[str, Any]) -> list[dict[str, An
     ]
 
 
+@require_GET
 def room_lobby(request: HttpRequest, code: str) -> HttpResponse:
     """The room lobby: seats by wind with the dealer, one 准备 toggle and who is online,
     kept live over a WebSocket. A non-member sees the club's name and 申请加入."""
