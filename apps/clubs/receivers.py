@@ -13,9 +13,10 @@ from .broadcast import club_broadcast_on_commit
 
 
 @receiver(hand_settled, dispatch_uid="clubs.club_lobby_on_hand_settled")
-def club_lobby_after_hand(sender: Any, match: Any, **kwargs: Any) -> None:
-    """A hand ended: the table's 第n局 moved on."""
-    club_broadcast_on_commit(match.club_id)
+def club_lobby_after_hand(sender: Any, hand: Any = None, match: Any = None, **kwargs: Any) -> None:
+    """A hand ended: the table's 第n局 moved on. (``match`` comes with the signal; a sender
+    that leaves it out still names the hand.)"""
+    club_broadcast_on_commit(match.club_id if match is not None else hand.match.club_id)
 
 
 @receiver(match_finished, dispatch_uid="clubs.club_lobby_on_match_finished")
