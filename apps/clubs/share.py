@@ -71,11 +71,16 @@ def club_share(request: HttpRequest, club: Club) -> Share:
     return Share(title=title, url=url, qr_svg=qr_svg(url), kouling=kouling)
 
 
-def invite_share(request: HttpRequest, club: Club) -> Share:
-    """The invite of a club: whoever opens it joins at once, without approval."""
-    url = request.build_absolute_uri(reverse("clubs:invite", args=[club.invite_code]))
+def invite_share(request: HttpRequest, club: Club, room: Room | None = None) -> Share:
+    """The invite of a club: whoever opens it joins at once, without approval (and, with
+    ``room``, lands in that room)."""
+    path = reverse("clubs:invite", args=[club.invite_code])
+    url = request.build_absolute_uri(f"{path}?room={room.code}" if room is not None else path)
     title = f"邀请加入「{club.name}」"
-    kouling = f"【麻将亲友圈】{title}，邀请码 {club.invite_code}。打开链接直接入圈：{url}"
+    where = f"，房间号 {room.code}" if room is not None else ""
+    kouling = (
+        f"【麻将亲友圈】{title}{where}，邀请码 {club.invite_code}。打开链接直接入圈：{url}"
+    )
     return Share(title=title, url=url, qr_svg=qr_svg(url), kouling=kouling)
 
 

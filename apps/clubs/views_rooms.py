@@ -214,6 +214,9 @@ def room_lobby(request: HttpRequest, code: str) -> HttpResponse:
             "is_manager": role in MANAGERS,
             "settings": _rules_display(room.variant, room.settings),
             "share": share.room_share(request, room),
+            "invite_share": share.invite_share(request, room.club, room)
+            if role in MANAGERS
+            else None,
             "variant": VARIANTS.get(room.variant),
         },
     )

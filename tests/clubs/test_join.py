@@ -150,6 +150,10 @@ def test_share_dialogs_carry_link_qr_and_kouling(world: World) -> None:
     assert f"房间号 {world.room.code}" in lobby
     club = world.client("owner").get(f"/clubs/{world.club.pk}/").content.decode()
     assert f"http://testserver/join/{world.club.invite_code}/" in club  # managers: invite
+    owner_lobby = world.client("owner").get(f"/rooms/{world.room.code}/").content.decode()
+    invite = f"http://testserver/join/{world.club.invite_code}/?room={world.room.code}"
+    assert invite in owner_lobby  # managers may also hand out an invite into the room
+    assert world.club.invite_code not in lobby  # a member's lobby does not
     member_club = world.client("member").get(f"/clubs/{world.club.pk}/").content.decode()
     assert world.club.invite_code not in member_club  # members share the club page only
     assert f"http://testserver/clubs/{world.club.pk}/" in member_club
