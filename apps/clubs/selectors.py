@@ -208,7 +208,8 @@ def room_tables(rooms: list[Room]) -> list[dict[str, Any]]:
                 "waiting": room.status == Room.Status.WAITING,
                 "seats": seats,
                 "free": free,
-                "brief": f"{room.seat_count}人 · {room.hands_per_match}局 · 底注 {room.base_stake}",
+                "brief": f"{room.seat_count}人 · {room.hands_per_match}局"
+                f" · {stake_label(room.variant)} {room.base_stake}",
             }
         )
     return tables
@@ -274,12 +275,21 @@ def lobby_state(room: Room) -> dict[str, Any]:
         "status_display": room.get_status_display(),
         "variant": room.variant,
         "variant_name": variant_name(room.variant),
+        "stake_label": stake_label(room.variant),
         "seat_count": room.seat_count,
         "hands_per_match": room.hands_per_match,
         "base_stake": room.base_stake,
         "allow_spectators": room.allow_spectators,
         "seats": seats,
     }
+
+
+def stake_label(variant_id: str) -> str:
+    """What the variant calls its stake per point: 底注 (都匀) or 底分 (自贡)."""
+    variant = VARIANTS.get(variant_id)
+    if variant is None or "base_stake" not in variant.schema.names:
+        return "底注"
+    return variant.schema["base_stake"].label
 
 
 def variant_name(variant_id: str) -> str:
