@@ -1,5 +1,10 @@
 """Live lobby updates: after a change commits, push the room's lobby to its WebSocket group
-and the club's table list to the club lobby's group."""
+and tell the club lobby's group that its tables changed.
+
+The club's group gets a bare ``{"changed": true}``: the pages on the club then fetch the
+tables themselves (``clubs:tables``), so a seat change or a settled hand never renders a
+big club's table list in the process that made the change, and costs nothing when nobody
+has the club's page open."""
 
 from __future__ import annotations
 
@@ -29,7 +34,7 @@ def club_group_name(club_id: int) -> str:
 
 def lobby_broadcast_on_commit(room_id: int) -> None:
     """Once the current transaction commits, send the room's lobby state to its group and
-    the club's tables to the club's group.
+    tell the club's group that its tables changed.
 
     ``robust``: a channel-layer outage is logged and never undoes or fails the write.
     """
@@ -37,20 +42,21 @@ def lobby_broadcast_on_commit(room_id: int) -> None:
 
 
 def club_broadcast_on_commit(club_id: int) -> None:
-    """Once the current transaction commits, send the club's tables to its lobby page."""
+    """Once the current transaction commits, tell the club's lobby pages to fetch again."""
     transaction.on_commit(lambda: club_broadcast(club_id), robust=True)
 
 
 def lobby_broadcast(room_id: int) -> None:
-    """Send the room's current lobby state to everyone watching it, and the club's tables
-    to everyone on the club's page."""
+    """Send the room's current lobby state to everyone watching it, and tell the club's
+    pages that its tables changed."""
     room = Room.objects.select_related("club").get(pk=room_id)
     group_publish(lobby_group_name(room_id), {"type": LOBBY_EVENT, "state": lobby_state(room)})
     club_broadcast(room.club_id)
 
 
 def club_state(club: Club) -> dict[str, Any]:
-    """The club lobby as the page's script takes it: the tables' markup and the online count."""
+    """The club lobby as the page's script takes it: the tables' markup and the online
+    count (sent on connect, and served to the page by ``clubs:tables``)."""
     return {
         "tables_html": render_to_string(
             "clubs/_tables.html", {"tables": club_lobby_tables(club), "club": club}
@@ -60,6 +66,5 @@ def club_state(club: Club) -> dict[str, Any]:
 
 
 def club_broadcast(club_id: int) -> None:
-    """Send the club's current tables to everyone on its lobby page."""
-    club = Club.objects.get(pk=club_id)
-    group_publish(club_group_name(club_id), {"type": CLUB_EVENT, "state": club_state(club)})
+    """Tell everyone on the club's lobby page that its tables changed (no database read)."""
+    group_publish(club_group_name(club_id), {"type": CLUB_EVENT, "state": {"changed": True}})

@@ -17,6 +17,7 @@ urlpatterns = [
     path("clubs/<dbid:club_id>/settings/", views.club_settings, name="settings"),
     path("clubs/<dbid:club_id>/invite-code/", views.invite_code_regenerate, name="invite-code"),
     path("clubs/<dbid:club_id>/leave/", views.club_leave, name="leave"),
+    path("clubs/<dbid:club_id>/tables/", views.club_tables, name="tables"),
     path("clubs/<dbid:club_id>/apply/", views.join_apply, name="apply"),
     path("clubs/<dbid:club_id>/apply/status/", views.join_status, name="apply-status"),
     path(

@@ -21,6 +21,7 @@ from apps.accounts.models import User
 from apps.core.auth import AuthenticatedHttpRequest
 
 from . import selectors, share
+from .broadcast import club_state
 from .errors import ActionForbidden, InvalidInputError
 from .forms import (
     ClubCreateForm,
@@ -335,6 +336,16 @@ def club_detail(request: HttpRequest, club_id: int) -> HttpResponse:
             ),
         },
     )
+
+
+@require_GET
+def club_tables(request: HttpRequest, club_id: int) -> JsonResponse:
+    """The club lobby's tables (markup) and online count, fetched by its page when the
+    club's socket says they changed."""
+    club = selectors.club_find(club_id=club_id)
+    if club is None or selectors.membership_role(club, request.user) is None:
+        return JsonResponse({"error": "亲友圈不存在"}, status=404)
+    return JsonResponse(club_state(club))
 
 
 def _club_post(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponseBase]:

@@ -139,19 +139,22 @@ def test_from_a_share_link_to_a_seat(browser: Any, server: dict[str, Any]) -> No
     requests.locator("button:has-text('通过')").click()
     owner.wait_for_load_state()
 
-    # The friend's waiting page moves into the room by itself; they sit.
+    # The owner watches the club lobby while the friend's waiting page moves into the room
+    # by itself and they sit: the table card changes live, without a reload.
+    table = owner.locator(f".table-card[data-room='{code}']")
+    table.wait_for()
+    assert "牌友小王" not in table.inner_text()
     friend.wait_for_url(f"**/rooms/{code}/", timeout=15000)
     friend.wait_for_selector("#seats button:has-text('坐这里')", timeout=15000)
     friend.locator("#seats button:has-text('坐这里')").first.click()
     friend.wait_for_selector(".seat.mine")
     assert "牌友小王" in friend.locator(".seat.mine").inner_text()
     assert "南" in friend.locator(".seat.mine").inner_text()
-
-    # The club lobby shows the table live, seated players and state included.
-    owner.goto(club_url)
-    table = owner.locator(f".table-card[data-room='{code}']")
-    table.wait_for()
-    assert "牌友小王" in table.inner_text()
+    owner.wait_for_function(
+        f"document.querySelector(\".table-card[data-room='{code}']\")"
+        ".textContent.includes('牌友小王')",
+        timeout=10000,
+    )
     assert "等待中" in table.inner_text()
 
     # Open the room by its number from the home page.

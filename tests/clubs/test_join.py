@@ -318,3 +318,14 @@ def test_only_managers_get_the_invite_code_from_the_api(world: World) -> None:
     assert code_seen_by("owner") == world.club.invite_code
     assert code_seen_by("admin") == world.club.invite_code
     assert code_seen_by("member") is None
+
+
+def test_club_tables_are_served_to_members_only(world: World) -> None:
+    fill_room(world.room, [world.member])
+    body = world.client("member2").get(f"/clubs/{world.club.pk}/tables/").json()
+    assert f'data-room="{world.room.code}"' in body["tables_html"]
+    assert "王五" in body["tables_html"]
+    assert body["online"] == 0
+    refused = world.client("outsider").get(f"/clubs/{world.club.pk}/tables/")
+    assert refused.status_code == 404
+    assert refused.json() == {"error": "亲友圈不存在"}

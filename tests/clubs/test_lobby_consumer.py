@@ -107,8 +107,19 @@ async def test_club_lobby_shows_tables_live(redis_url: str) -> None:
     assert first["state"]["online"] == 1  # the owner, who has the page open
     await sync_to_async(rooms.room_sit)(room=room, user=member, seat=1)
     update = await watcher.receive_json_from(timeout=5)
-    assert "王五" in update["state"]["tables_html"]
+    assert update == {"type": "club", "state": {"changed": True}}
+    # The page then fetches the tables: the new player is at 南.
+    tables = await sync_to_async(_tables_as)(owner, room.club_id)
+    assert "王五" in tables["tables_html"]
     await watcher.disconnect()
+
+
+def _tables_as(user: User, club_id: int) -> dict[str, Any]:
+    client = Client()
+    client.force_login(user)
+    response = client.get(f"/clubs/{club_id}/tables/")
+    assert response.status_code == 200
+    return dict(response.json())
 
 
 async def test_club_lobby_follows_match_progress(redis_url: str) -> None:
@@ -131,7 +142,7 @@ async def test_club_lobby_follows_match_progress(redis_url: str) -> None:
 
     await sync_to_async(settle)()
     update = await watcher.receive_json_from(timeout=5)
-    assert update["type"] == "club"
+    assert update == {"type": "club", "state": {"changed": True}}
     await watcher.disconnect()
 
 
