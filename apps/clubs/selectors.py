@@ -230,6 +230,13 @@ def room_get_by_code(code: str) -> Room | None:
     return Room.objects.select_related("club").filter(code=str(code).strip()).first()
 
 
+def room_of_club(*, club: Club, code: str) -> Room | None:
+    """The club's room with this code, or None (no code, no such room, another club's)."""
+    if not code:
+        return None
+    return Room.objects.filter(club=club, code=str(code).strip()).first()
+
+
 def room_get_for_member(*, code: str, user: User | Any) -> Room:
     """The room, if the user is a member of its club; otherwise raise :class:`ClubNotFound`."""
     room = room_get_by_code(code)

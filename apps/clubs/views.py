@@ -113,9 +113,7 @@ def join_apply(request: HttpRequest, club_id: int) -> HttpResponse:
     club = selectors.club_find(club_id=club_id)
     if club is None:
         return page_not_found(request, "亲友圈不存在")
-    room = selectors.room_get_by_code(request.POST.get("room", "")) if request.POST.get(
-        "room"
-    ) else None
+    room = selectors.room_of_club(club=club, code=request.POST.get("room", ""))
     user: User = request.user
     back = reverse("clubs:lobby", args=[room.code]) if room else reverse(
         "clubs:detail", args=[club.pk]
@@ -123,10 +121,7 @@ def join_apply(request: HttpRequest, club_id: int) -> HttpResponse:
     return run_action(
         request,
         lambda: member_services.join_request_create(
-            club=club,
-            user=user,
-            message=request.POST.get("message", "")[:200],
-            room=room if room is not None and room.club_id == club.pk else None,
+            club=club, user=user, message=request.POST.get("message", "")[:200], room=room
         ),
         f"已向「{club.name}」提交入圈申请，圈主或管理员通过后即可入座",
         back,
@@ -142,11 +137,10 @@ def join_status(request: HttpRequest, club_id: int) -> JsonResponse:
             club=club, user=request.user
         )
         return JsonResponse({"member": False, "pending": bool(pending)})
-    room_code = request.GET.get("room", "")
-    room = selectors.room_get_by_code(room_code) if room_code else None
+    room = selectors.room_of_club(club=club, code=request.GET.get("room", ""))
     target = (
         reverse("clubs:lobby", args=[room.code])
-        if room is not None and room.club_id == club.pk
+        if room is not None
         else reverse("clubs:detail", args=[club.pk])
     )
     return JsonResponse({"member": True, "next": target})
@@ -158,11 +152,7 @@ def invite(request: HttpRequest, invite_code: str) -> HttpResponse:
     club = selectors.club_find(invite_code=invite_code)
     if club is None:
         return page_not_found(request, "邀请链接无效或已重置，请向圈主要新的邀请")
-    room = selectors.room_get_by_code(request.GET.get("room", "")) if request.GET.get(
-        "room"
-    ) else None
-    if room is not None and room.club_id != club.pk:
-        room = None
+    room = selectors.room_of_club(club=club, code=request.GET.get("room", ""))
     club_url = reverse("clubs:detail", args=[club.pk])
     target = reverse("clubs:lobby", args=[room.code]) if room else club_url
     if request.user.is_authenticated and selectors.membership_role(club, request.user):
