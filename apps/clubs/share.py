@@ -24,7 +24,7 @@ INVITE_CODE = re.compile(r"([A-HJ-NP-Za-hj-np-z2-9]{8})")
 CLUB_ID = re.compile(r"^\s*(?:圈号\s*)?(\d{1,5})\s*$")
 INVITE_IN_URL = re.compile(r"/join/([A-Za-z0-9]{8})/")
 INVITE_AFTER_WORD = re.compile(r"邀请码\s*([A-Za-z0-9]{8})(?![A-Za-z0-9])")
-CLUB_ID_IN_TEXT = re.compile(r"圈号\s*(\d{1,9})")
+CLUB_ID_IN_TEXT = re.compile(r"圈号\s*(\d{1,9})|/clubs/(\d{1,9})/")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,5 +101,5 @@ def code_parse(text: str) -> ParsedCode | None:
         return ParsedCode("room", room.group(1))
     club_in_text = CLUB_ID_IN_TEXT.search(text)
     if club_in_text:
-        return ParsedCode("club", club_in_text.group(1))
+        return ParsedCode("club", club_in_text.group(1) or club_in_text.group(2))
     return None

@@ -113,6 +113,7 @@ def test_unknown_rooms_and_clubs_get_the_friendly_404(world: World, url: str) ->
          "invite", "ABCD2345"),
         ("12", "club", "12"),
         ("圈号 7", "club", "7"),
+        ("http://127.0.0.1:8000/clubs/31/", "club", "31"),
     ],
 )
 def test_code_parse_reads_numbers_codes_and_pasted_kouling(
