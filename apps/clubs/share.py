@@ -20,6 +20,7 @@ from .models import Club, Room
 from .selectors import variant_name
 
 ROOM_CODE = re.compile(r"(?<!\d)(\d{6})(?!\d)")
+ROOM_CODE_MARKED = re.compile(r"房间号\s*(\d{6})(?!\d)|/rooms/(\d{6})/")
 INVITE_CODE = re.compile(r"([A-HJ-NP-Za-hj-np-z2-9]{8})")
 CLUB_ID = re.compile(r"^\s*(?:圈号\s*)?(\d{1,5})\s*$")
 INVITE_IN_URL = re.compile(r"/join/([A-Za-z0-9]{8})/")
@@ -96,10 +97,14 @@ def code_parse(text: str) -> ParsedCode | None:
         invite = INVITE_CODE.fullmatch(text)
     if invite:
         return ParsedCode("invite", invite.group(1).upper())
-    room = ROOM_CODE.search(text)
+    # Marked numbers before bare ones: a club's name may hold six digits of its own.
+    room = ROOM_CODE_MARKED.search(text)
     if room:
-        return ParsedCode("room", room.group(1))
+        return ParsedCode("room", room.group(1) or room.group(2))
     club_in_text = CLUB_ID_IN_TEXT.search(text)
     if club_in_text:
         return ParsedCode("club", club_in_text.group(1) or club_in_text.group(2))
+    room = ROOM_CODE.search(text)
+    if room:
+        return ParsedCode("room", room.group(1))
     return None

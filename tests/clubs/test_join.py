@@ -114,6 +114,9 @@ def test_unknown_rooms_and_clubs_get_the_friendly_404(world: World, url: str) ->
         ("12", "club", "12"),
         ("圈号 7", "club", "7"),
         ("http://127.0.0.1:8000/clubs/31/", "club", "31"),
+        ("【麻将亲友圈】亲友圈「周末圈202412」，圈号 5。打开链接申请加入：http://h/clubs/5/",
+         "club", "5"),
+        ("【麻将亲友圈】「周末圈202412」都匀独山捉鸡 4人8局，房间号 654321。", "room", "654321"),
     ],
 )
 def test_code_parse_reads_numbers_codes_and_pasted_kouling(
