@@ -20,8 +20,10 @@ class Setting:
 
     ``kind`` is ``"int"``, ``"bool"`` or ``"choice"``. An int setting is bounded by
     ``minimum``/``maximum`` or restricted to ``choices``; a choice setting takes one of
-    ``choices``, which ``choice_labels`` name in Chinese (same order). ``description`` is
-    one line in Chinese, shown to club owners.
+    ``choices``, which ``choice_labels`` name in Chinese (same order). ``label`` is the
+    setting's Chinese name and ``description`` one line in Chinese, both shown to players;
+    ``rulings`` are the IDs of the rulings the setting comes from (e.g. ``("D22",)``), shown
+    only in a small 规则出处 detail.
     """
 
     name: str
@@ -33,6 +35,7 @@ class Setting:
     maximum: int | None = None
     label: str = ""
     choice_labels: tuple[str, ...] = ()
+    rulings: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.choice_labels and len(self.choice_labels) != len(self.choices):
@@ -85,6 +88,8 @@ class Setting:
             out["choices"] = list(self.choices)
         if self.choice_labels:
             out["choice_labels"] = list(self.choice_labels)
+        if self.rulings:
+            out["rulings"] = list(self.rulings)
         if self.minimum is not None:
             out["minimum"] = self.minimum
         if self.maximum is not None:

@@ -48,6 +48,12 @@ class Variant(ABC):
     """The Chinese name shown to players."""
     schema: ClassVar[SettingsSchema]
     """The room settings this variant accepts."""
+    summary: ClassVar[str] = ""
+    """One line in Chinese on what the game is like, for the 玩法说明 page."""
+    for_players: ClassVar[bool] = True
+    """Whether clubs may play it; engine-test variants (``basic``) set it False."""
+    dealer_drawn: ClassVar[bool] = False
+    """Whether the first dealer is drawn when the match starts (else the opener deals)."""
 
     win_lock_release: ClassVar[LockRelease] = "draw"
     """When a pass lock on winning ends: at the seat's next ``"draw"`` or ``"discard"``."""

@@ -65,7 +65,7 @@ def test_register_creates_user_and_logs_in(client: Client) -> None:
     )
     assert response.status_code == 302
     assert User.objects.get(username="wangwu").display_name == "王五"
-    assert "欢迎回来，王五" in client.get("/").content.decode()
+    assert "你好，王五" in client.get("/").content.decode()
 
 
 @pytest.mark.django_db

@@ -7,15 +7,30 @@ from django.utils import timezone
 ONLINE_WINDOW = timedelta(minutes=5)
 """A user seen within this long is shown as online (在线)."""
 
+AVATAR_COLORS = (
+    ("#1f5f3f", "墨绿"),
+    ("#b3261e", "朱红"),
+    ("#1d4f91", "靛蓝"),
+    ("#8a5a00", "琥珀"),
+    ("#6a3d9a", "紫罗兰"),
+    ("#00796b", "青碧"),
+    ("#c2185b", "玫红"),
+    ("#455a64", "石板灰"),
+)
+"""The avatar colours a player may pick (hex, Chinese name)."""
+
 
 class User(AbstractUser):
-    """A player. ``display_name`` is what other players see at the table (Chinese allowed).
-
-    ``last_seen`` is when the player last loaded a page or used the API, written at most once
-    a minute (:func:`apps.accounts.services.user_last_seen_update`).
+    """A player. ``display_name`` is what other players see at the table (Chinese allowed);
+    the avatar is the name's first character on ``avatar_color``. ``last_seen`` is when the
+    player last loaded a page or used the API, written at most once a minute
+    (:func:`apps.accounts.services.user_last_seen_update`).
     """
 
     display_name = models.CharField("昵称", max_length=32, blank=True)
+    avatar_color = models.CharField(
+        "头像颜色", max_length=7, choices=AVATAR_COLORS, blank=True, default=""
+    )
     last_seen = models.DateTimeField("最后在线", null=True, blank=True, db_index=True)
 
     def __str__(self) -> str:
@@ -25,3 +40,14 @@ class User(AbstractUser):
     def is_online(self) -> bool:
         """Seen within :data:`ONLINE_WINDOW`."""
         return self.last_seen is not None and timezone.now() - self.last_seen < ONLINE_WINDOW
+
+    def avatar_initial(self) -> str:
+        """The character shown in the avatar: the first of the display name."""
+        return str(self)[:1].upper()
+
+    @property
+    def avatar_hex(self) -> str:
+        """The avatar's colour: the chosen one, else one picked from the user ID."""
+        if self.avatar_color:
+            return self.avatar_color
+        return AVATAR_COLORS[(self.pk or 0) % len(AVATAR_COLORS)][0]

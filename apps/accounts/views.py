@@ -8,7 +8,8 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse_lazy
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.generic import CreateView
 
 from apps.clubs.selectors import club_list_for_user
@@ -29,7 +30,23 @@ class RegisterView(CreateView[User, RegisterForm]):
 
     form_class = RegisterForm
     template_name = "accounts/register.html"
-    success_url = reverse_lazy("home")
+
+    def _next(self) -> str:
+        """Where to go once registered: ``next`` if it is a page of this site."""
+        target = self.request.POST.get("next") or self.request.GET.get("next") or ""
+        if url_has_allowed_host_and_scheme(
+            target, allowed_hosts={self.request.get_host()}, require_https=self.request.is_secure()
+        ):
+            return target
+        return ""
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        """The form, and the page to return to (a shared link the player came from)."""
+        return {**super().get_context_data(**kwargs), "next": self._next()}
+
+    def get_success_url(self) -> str:
+        """The shared link the player came from, else the home page."""
+        return self._next() or reverse("home")
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         """Refuse with 429 when this IP has tried to register too often."""
@@ -56,7 +73,7 @@ class RegisterView(CreateView[User, RegisterForm]):
 
 @login_required
 def profile(request: AuthenticatedHttpRequest) -> HttpResponse:
-    """The player's profile: display name and clubs."""
+    """The player's profile: display name, avatar colour, email and clubs."""
     form = ProfileForm(request.POST or None, instance=request.user)
     if request.method == "POST" and form.is_valid():
         form.save()

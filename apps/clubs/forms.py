@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 
 from majiang.settings import Setting, SettingsSchema
+from majiang.variants import player_variants
 
 from .errors import InvalidInputError
 
@@ -20,11 +21,39 @@ class ClubCreateForm(forms.Form):
 class ClubSettingsForm(ClubCreateForm):
     is_open = forms.BooleanField(label="营业中（取消勾选即打烊，不能开新房间）", required=False)
     members_can_open_rooms = forms.BooleanField(label="成员可开房", required=False)
+    variants = forms.MultipleChoiceField(
+        label="本圈玩法",
+        choices=[(variant.id, variant.name) for variant in player_variants()],
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={"required": "请至少选择一种玩法"},
+    )
+
+
+class CodeForm(forms.Form):
+    code = forms.CharField(
+        label="房间号 / 邀请码",
+        max_length=300,
+        widget=forms.TextInput(
+            attrs={
+                "placeholder": "输入房间号、邀请码，或粘贴口令",
+                "autocomplete": "off",
+                "enterkeyhint": "go",
+            }
+        ),
+    )
 
 
 class JoinForm(forms.Form):
-    club_id = forms.IntegerField(label="圈号", required=False, min_value=1, max_value=2**31 - 1)
-    invite_code = forms.CharField(label="邀请码", required=False, max_length=12)
+    club_id = forms.IntegerField(
+        label="圈号",
+        required=False,
+        min_value=1,
+        max_value=2**31 - 1,
+        help_text="按圈号申请，需圈主或管理员审核",
+    )
+    invite_code = forms.CharField(
+        label="邀请码", required=False, max_length=12, help_text="有邀请码可直接入圈"
+    )
     message = forms.CharField(label="留言", required=False, max_length=100)
 
     def clean(self) -> dict[str, Any]:
@@ -36,20 +65,19 @@ class JoinForm(forms.Form):
 
 
 class NameForm(forms.Form):
+    label_suffix = ""
     name = forms.CharField(label="名称", max_length=40)
 
 
 class RoomForm(forms.Form):
+    label_suffix = ""
     name = forms.CharField(label="房间名称", max_length=40, required=False)
     allow_spectators = forms.BooleanField(label="允许旁观", required=False, initial=True)
 
 
 def _setting_field(setting: Setting) -> forms.Field:
     """The form field of one schema setting, with its label and Chinese description."""
-    common: dict[str, Any] = {
-        "label": setting.label or setting.name,
-        "help_text": setting.description,
-    }
+    common: dict[str, Any] = {"label": setting.label, "help_text": setting.description}
     if setting.kind == "bool":
         return forms.BooleanField(required=False, **common)
     if setting.choices:
@@ -69,7 +97,9 @@ class SettingsForm(forms.Form):
         kwargs.setdefault("prefix", "s")
         super().__init__(*args, **kwargs)
         for setting in schema.settings:
-            self.fields[setting.name] = _setting_field(setting)
+            field = _setting_field(setting)
+            field.rulings = setting.rulings  # type: ignore[attr-defined]  # for 规则出处
+            self.fields[setting.name] = field
             self.initial.setdefault(setting.name, setting.default)
             if setting.choices and setting.kind != "bool":
                 self.initial[setting.name] = str(self.initial[setting.name])

@@ -13,9 +13,14 @@ from django.conf import settings as django_settings
 from django.db import models
 from django.db.models import Q
 
-from majiang.variants import VARIANTS
+from majiang.variants import VARIANTS, player_variants
 
 USER_MODEL = django_settings.AUTH_USER_MODEL
+
+
+def default_club_variants() -> list[str]:
+    """A new club plays every variant that clubs may play."""
+    return [variant.id for variant in player_variants()]
 
 
 class Club(models.Model):
@@ -28,6 +33,7 @@ class Club(models.Model):
     members_can_open_rooms = models.BooleanField("成员可开房", default=False)
     ledger_visible_to_members = models.BooleanField("成员可看全圈战绩", default=False)
     invite_code = models.CharField("邀请码", max_length=12, unique=True)
+    variants = models.JSONField("玩法", default=default_club_variants)
     created_at = models.DateTimeField("创建时间", auto_now_add=True)
 
     class Meta:
@@ -88,6 +94,15 @@ class JoinRequest(models.Model):
         "状态", max_length=10, choices=Status.choices, default=Status.PENDING
     )
     message = models.CharField("留言", max_length=100, blank=True)
+    room = models.ForeignKey(
+        "Room",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name="来自房间",
+        help_text="申请人是从这个房间的链接来的：通过后直接进房",
+    )
     created_at = models.DateTimeField("申请时间", auto_now_add=True)
     decided_by = models.ForeignKey(
         USER_MODEL,

@@ -7,6 +7,9 @@ from . import views, views_rooms
 app_name = "clubs"
 
 urlpatterns = [
+    path("go/", views.code_go, name="go"),
+    path("join/<str:invite_code>/", views.invite, name="invite"),
+    path("rules/<str:variant_id>/", views_rooms.rules_page, name="rules"),
     path("clubs/", views.club_list, name="list"),
     path("clubs/new/", views.club_create, name="create"),
     path("clubs/join/", views.club_join, name="join"),
@@ -14,6 +17,14 @@ urlpatterns = [
     path("clubs/<dbid:club_id>/settings/", views.club_settings, name="settings"),
     path("clubs/<dbid:club_id>/invite-code/", views.invite_code_regenerate, name="invite-code"),
     path("clubs/<dbid:club_id>/leave/", views.club_leave, name="leave"),
+    path("clubs/<dbid:club_id>/tables/", views.club_tables, name="tables"),
+    path("clubs/<dbid:club_id>/apply/", views.join_apply, name="apply"),
+    path("clubs/<dbid:club_id>/apply/status/", views.join_status, name="apply-status"),
+    path(
+        "clubs/<dbid:club_id>/quick/<dbid:template_id>/",
+        views_rooms.room_quick_open,
+        name="quick-open",
+    ),
     path(
         "clubs/<dbid:club_id>/requests/<dbid:request_id>/approve/",
         views.join_request_decide,
@@ -33,6 +44,11 @@ urlpatterns = [
         "clubs/<dbid:club_id>/members/<dbid:user_id>/remove/",
         views.member_remove,
         name="member-remove",
+    ),
+    path(
+        "clubs/<dbid:club_id>/members/<dbid:user_id>/reset-link/",
+        views.member_reset_link,
+        name="member-reset-link",
     ),
     path(
         "clubs/<dbid:club_id>/members/<dbid:user_id>/transfer/",

@@ -15,26 +15,167 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.models import User
 from apps.core.auth import AuthenticatedHttpRequest
-from majiang.variants import VARIANTS
 
-from . import selectors
+from . import selectors, share
+from .broadcast import club_state
 from .errors import ActionForbidden, InvalidInputError
 from .forms import (
     ClubCreateForm,
     ClubSettingsForm,
+    CodeForm,
     JoinForm,
     show_service_errors,
 )
-from .models import Club, JoinRequest, Membership
+from .models import Club, JoinRequest, Membership, Room
 from .services import clubs as club_services
 from .services import members as member_services
 
 Role = Membership.Role
 MANAGERS = (Role.OWNER, Role.ADMIN)
+
+
+def page_not_found(request: HttpRequest, message: str) -> HttpResponse:
+    """The friendly 404 page, rendered here so that room and club links show it even in
+    development (where Django would list its URL patterns instead)."""
+    return render(request, "404.html", {"message": message}, status=404)
+
+
+def _error_text(error: InvalidInputError) -> str:
+    return "；".join(m for ms in error.message_dict.values() for m in ms)
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    """The home page: a logged-in player's clubs, tables and results (or two next steps
+    for a new player); a landing page for visitors."""
+    code_form = CodeForm()
+    if not request.user.is_authenticated:
+        return render(request, "landing.html", {"code_form": code_form})
+    user: User = request.user
+    return render(
+        request,
+        "home.html",
+        {**selectors.home_for_user(user=user), "code_form": code_form},
+    )
+
+
+def code_go(request: HttpRequest) -> HttpResponse:
+    """The 输入房间号 / 邀请码 box: go to the room, the invite or the club it names."""
+    form = CodeForm(request.POST or request.GET or None)
+    parsed = share.code_parse(form.data.get("code", "")) if form.is_bound else None
+    if parsed is None:
+        messages.error(request, "请输入 6 位房间号、8 位邀请码或圈号")
+        return redirect("home")
+    if parsed.kind == "room":
+        if selectors.room_get_by_code(parsed.value) is None:
+            messages.error(request, f"没有找到房间 {parsed.value}，请核对房间号")
+            return redirect("home")
+        return redirect("clubs:lobby", code=parsed.value)
+    if parsed.kind == "invite":
+        if selectors.club_find(invite_code=parsed.value) is None:
+            messages.error(request, "邀请码无效或已重置，请向圈主要新的邀请")
+            return redirect("home")
+        return redirect("clubs:invite", invite_code=parsed.value)
+    club_id = int(parsed.value)
+    if selectors.club_find(club_id=club_id) is None:
+        messages.error(request, f"没有找到圈号为 {club_id} 的亲友圈")
+        return redirect("home")
+    return redirect("clubs:detail", club_id=club_id)
+
+
+def join_page(request: HttpRequest, club: Club, room: Room | None = None) -> HttpResponse:
+    """What a non-member (or a visitor) sees on a club's or room's link: the club's name
+    and one tap to ask to join (or to log in or register first)."""
+    here = request.get_full_path()
+    return render(
+        request,
+        "clubs/join.html",
+        {
+            "club": club,
+            "room": room,
+            "room_table": selectors.room_tables([room])[0] if room is not None else None,
+            "member_count": selectors.club_member_count(club),
+            "pending": selectors.join_request_pending_of(club=club, user=request.user),
+            "next": here,
+        },
+    )
+
+
+def join_apply(request: HttpRequest, club_id: int) -> HttpResponse:
+    """申请加入 from a club's or room's link; the player is told to wait for approval."""
+    if not request.user.is_authenticated:
+        return redirect(f"{reverse('login')}?next={reverse('clubs:detail', args=[club_id])}")
+    if request.method != "POST":
+        return redirect("clubs:detail", club_id=club_id)
+    club = selectors.club_find(club_id=club_id)
+    if club is None:
+        return page_not_found(request, "亲友圈不存在")
+    room = selectors.room_of_club(club=club, code=request.POST.get("room", ""))
+    user: User = request.user
+    back = reverse("clubs:lobby", args=[room.code]) if room else reverse(
+        "clubs:detail", args=[club.pk]
+    )
+    return run_action(
+        request,
+        lambda: member_services.join_request_create(
+            club=club, user=user, message=request.POST.get("message", "")[:200], room=room
+        ),
+        f"已向「{club.name}」提交入圈申请，圈主或管理员通过后即可入座",
+        back,
+    )
+
+
+def join_status(request: HttpRequest, club_id: int) -> JsonResponse:
+    """Whether the asking player has been let in, for the waiting page: ``member`` and,
+    once true, where to go (the room they came from, else the club)."""
+    club = selectors.club_find(club_id=club_id)
+    if club is None or selectors.membership_role(club, request.user) is None:
+        pending = club is not None and selectors.join_request_pending_of(
+            club=club, user=request.user
+        )
+        return JsonResponse({"member": False, "pending": bool(pending)})
+    room = selectors.room_of_club(club=club, code=request.GET.get("room", ""))
+    target = (
+        reverse("clubs:lobby", args=[room.code])
+        if room is not None
+        else reverse("clubs:detail", args=[club.pk])
+    )
+    return JsonResponse({"member": True, "next": target})
+
+
+def invite(request: HttpRequest, invite_code: str) -> HttpResponse:
+    """An invite link: a logged-in player joins with one tap, without approval; a visitor
+    logs in or registers first. ``?room=`` leads into that room afterwards."""
+    club = selectors.club_find(invite_code=invite_code)
+    if club is None:
+        return page_not_found(request, "邀请链接无效或已重置，请向圈主要新的邀请")
+    room = selectors.room_of_club(club=club, code=request.GET.get("room", ""))
+    club_url = reverse("clubs:detail", args=[club.pk])
+    target = reverse("clubs:lobby", args=[room.code]) if room else club_url
+    if request.user.is_authenticated and selectors.membership_role(club, request.user):
+        return redirect(target)
+    if request.method == "POST" and request.user.is_authenticated:
+        user: User = request.user
+        try:
+            member_services.membership_join_by_invite(user=user, invite_code=invite_code)
+        except InvalidInputError as error:
+            messages.error(request, _error_text(error))
+        else:
+            messages.success(request, f"已加入「{club.name}」")
+            return redirect(target)
+    return render(
+        request,
+        "clubs/invite.html",
+        {
+            "club": club,
+            "room": room,
+            "member_count": selectors.club_member_count(club),
+            "next": request.get_full_path(),
+        },
+    )
 
 
 def _is_fetch(request: HttpRequest) -> bool:
@@ -51,9 +192,7 @@ def run_action(
     try:
         action()
     except InvalidInputError as error:
-        text = "；".join(
-            message for messages_ in error.message_dict.values() for message in messages_
-        )
+        text = _error_text(error)
         if _is_fetch(request):
             return JsonResponse({"error": text}, status=400)
         messages.error(request, text)
@@ -125,9 +264,17 @@ def club_join(request: AuthenticatedHttpRequest) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, "请填写圈号或邀请码")
         return redirect("clubs:list")
-    club = selectors.club_find(
-        club_id=form.cleaned_data["club_id"], invite_code=form.cleaned_data["invite_code"]
-    )
+    if form.cleaned_data["invite_code"]:
+        try:
+            membership = member_services.membership_join_by_invite(
+                user=request.user, invite_code=form.cleaned_data["invite_code"]
+            )
+        except InvalidInputError as error:
+            messages.error(request, _error_text(error))
+            return redirect("clubs:list")
+        messages.success(request, f"已加入「{membership.club.name}」")
+        return redirect("clubs:detail", club_id=membership.club_id)
+    club = selectors.club_find(club_id=form.cleaned_data["club_id"])
     if club is None:
         messages.error(request, "没有找到该亲友圈")
         return redirect("clubs:list")
@@ -141,12 +288,18 @@ def club_join(request: AuthenticatedHttpRequest) -> HttpResponse:
     )
 
 
-@login_required
-def club_detail(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse:
-    """The club page: rooms, members, join requests, templates and settings."""
-    club = selectors.club_get_for_member(club_id=club_id, user=request.user)
+@require_GET
+def club_detail(request: HttpRequest, club_id: int) -> HttpResponse:
+    """The club lobby: open tables (live), 快速开房, online members; then members, join
+    requests, templates and settings. A non-member sees the club's name and 申请加入."""
+    club = selectors.club_find(club_id=club_id)
+    if club is None:
+        return page_not_found(request, "亲友圈不存在，请核对圈号或链接")
     role = selectors.membership_role(club, request.user)
+    if role is None:
+        return join_page(request, club)
     is_manager = role in MANAGERS
+    online = selectors.club_online_members(club)
     return render(
         request,
         "clubs/club_detail.html",
@@ -156,19 +309,33 @@ def club_detail(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse
             "is_owner": role == Role.OWNER,
             "is_manager": is_manager,
             "can_open_rooms": is_manager or club.members_can_open_rooms,
-            "rooms": selectors.room_list_open(club=club),
+            "tables": selectors.club_lobby_tables(club),
+            "online_members": online,
+            "online_ids": {user.pk for user in online},
+            "share": share.club_share(request, club),
+            "invite_share": share.invite_share(request, club) if is_manager else None,
             "members": selectors.membership_list(club=club),
             "join_requests": selectors.join_request_list_pending(club=club, viewer=request.user)
             if is_manager
             else [],
             "templates": selectors.template_list(club=club),
-            "variants": VARIANTS.values(),
+            "variants": selectors.club_variants(club),
             "settings_form": ClubSettingsForm(
                 initial={field: getattr(club, field) for field in ClubSettingsForm.base_fields},
                 prefix="settings",
             ),
         },
     )
+
+
+@require_GET
+def club_tables(request: HttpRequest, club_id: int) -> JsonResponse:
+    """The club lobby's tables (markup) and online count, fetched by its page when the
+    club's socket says they changed."""
+    club = selectors.club_find(club_id=club_id)
+    if club is None or selectors.membership_role(club, request.user) is None:
+        return JsonResponse({"error": "亲友圈不存在"}, status=404)
+    return JsonResponse(club_state(club))
 
 
 def _club_post(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponseBase]:
@@ -281,7 +448,25 @@ def club_leave(request: AuthenticatedHttpRequest, club: Club) -> HttpResponse:
     try:
         member_services.membership_leave(club=club, user=request.user)
     except InvalidInputError as error:
-        messages.error(request, "；".join(m for ms in error.message_dict.values() for m in ms))
+        messages.error(request, _error_text(error))
         return redirect("clubs:detail", club_id=club.pk)
     messages.success(request, f"已退出「{club.name}」")
     return redirect("clubs:list")
+
+
+@_club_post
+def member_reset_link(request: AuthenticatedHttpRequest, club: Club, user_id: int) -> HttpResponse:
+    """Make a one-time password reset link for a member who has no email (owner or admin)."""
+    user = _member_user(club, user_id)
+    try:
+        path = member_services.member_password_reset_link(
+            club=club, actor=request.user, user=user
+        )
+    except InvalidInputError as error:
+        messages.error(request, _error_text(error))
+        return redirect("clubs:detail", club_id=club.pk)
+    return render(
+        request,
+        "clubs/reset_link.html",
+        {"club": club, "member": user, "link": request.build_absolute_uri(path)},
+    )

@@ -13,18 +13,20 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from apps.core.auth import AuthenticatedHttpRequest
+from majiang.settings import Setting
+from majiang.variant import Variant
 from majiang.variants import VARIANTS
 
-from . import selectors
+from . import selectors, share
 from .errors import ActionForbidden, ClubNotFound, InvalidInputError
 from .forms import NameForm, RoomForm, SettingsForm, show_service_errors
 from .models import Club, Membership, RuleTemplate
 from .services import rooms as room_services
 from .services import templates as template_services
-from .views import run_action
+from .views import join_page, page_not_found, run_action
 
 Role = Membership.Role
 MANAGERS = (Role.OWNER, Role.ADMIN)
@@ -32,12 +34,16 @@ TEMPLATES_FORBIDDEN = "只有圈主和管理员可以管理规则模板"
 MAX_ID_DIGITS = 18
 
 
-def _chosen_variant(request: HttpRequest, fallback: str | None) -> str:
-    """The variant picked in the form (POST) or the variant switcher (GET)."""
+def _chosen_variant(request: HttpRequest, club: Club, fallback: str | None) -> str:
+    """The variant picked in the form (POST) or the variant tabs (GET): one the club plays,
+    or ``fallback`` (the variant a template already has)."""
     source = request.POST if request.method == "POST" else request.GET
-    variant_id = source.get("variant") or fallback or next(iter(VARIANTS), "")
+    offered = [variant.id for variant in selectors.club_variants(club)]
+    variant_id = source.get("variant") or fallback or next(iter(offered), "")
+    if variant_id not in offered and variant_id != fallback:
+        raise ClubNotFound("本圈没有这种玩法")
     if variant_id not in VARIANTS:
-        raise ClubNotFound("未知的玩法")
+        raise ClubNotFound("没有这种玩法")
     return variant_id
 
 
@@ -54,7 +60,7 @@ def template_edit(
     club = selectors.club_get_for_member(club_id=club_id, user=request.user)
     _require_manager(club, request, TEMPLATES_FORBIDDEN)
     template = selectors.template_get(club=club, template_id=template_id) if template_id else None
-    variant_id = _chosen_variant(request, template.variant if template else None)
+    variant_id = _chosen_variant(request, club, template.variant if template else None)
     schema = VARIANTS[variant_id].schema
     same_variant = template is not None and template.variant == variant_id
     if request.method == "POST":
@@ -90,7 +96,7 @@ def template_edit(
             "club": club,
             "template": template,
             "variant_id": variant_id,
-            "variants": VARIANTS.values(),
+            "variants": selectors.club_variants(club),
             "name_form": name_form,
             "settings_form": settings_form,
         },
@@ -127,7 +133,7 @@ def room_create(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse
         if not (template_id.isdigit() and len(template_id) <= MAX_ID_DIGITS):
             raise ClubNotFound("规则模板不存在")
         template = selectors.template_get(club=club, template_id=int(template_id))
-    variant_id = template.variant if template else _chosen_variant(request, None)
+    variant_id = template.variant if template else _chosen_variant(request, club, None)
     schema = VARIANTS[variant_id].schema
     if request.method == "POST":
         room_form = RoomForm(request.POST)
@@ -160,7 +166,7 @@ def room_create(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse
             "template": template,
             "templates": selectors.template_list(club=club),
             "variant_id": variant_id,
-            "variants": VARIANTS.values(),
+            "variants": selectors.club_variants(club),
             "room_form": room_form,
             "settings_form": settings_form,
         },
@@ -170,40 +176,103 @@ def room_create(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse
 
 def _rules_display(variant_id: str, values: dict[str, Any]) -> list[dict[str, Any]]:
     """A room's settings for display: label, value as shown (开/关, a choice's name),
-    description."""
+    description and the rulings it comes from."""
     variant = VARIANTS.get(variant_id)
     if variant is None:
-        return [
-            {"label": name, "value": value, "description": ""} for name, value in values.items()
-        ]
-    shown = []
-    for setting in variant.schema.settings:
-        shown.append(
-            {
-                "label": setting.label or setting.name,
-                "value": setting.display(values.get(setting.name, setting.default)),
-                "description": setting.description,
-            }
-        )
-    return shown
+        return []
+    return [
+        {
+            "label": setting.label,
+            "value": setting.display(values.get(setting.name, setting.default)),
+            "description": setting.description,
+            "rulings": setting.rulings,
+        }
+        for setting in variant.schema.settings
+    ]
 
 
-@login_required
-def room_lobby(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
-    """The room lobby: seats and ready states, kept live over a WebSocket."""
-    room = selectors.room_get_for_member(code=code, user=request.user)
+@require_GET
+def room_lobby(request: HttpRequest, code: str) -> HttpResponse:
+    """The room lobby: seats by wind with the dealer, one 准备 toggle and who is online,
+    kept live over a WebSocket. A non-member sees the club's name and 申请加入."""
+    room = selectors.room_get_by_code(code)
+    if room is None:
+        return page_not_found(request, f"房间 {code[:12]} 不存在，可能已经解散了")
     role = selectors.membership_role(room.club, request.user)
+    if role is None:
+        return join_page(request, room.club, room)
+    state = selectors.lobby_state(room)
+    my_seat = selectors.room_seat_of(room, request.user)
     return render(
         request,
         "clubs/lobby.html",
         {
             "room": room,
-            "state": selectors.lobby_state(room),
-            "my_seat": selectors.room_seat_of(room, request.user),
+            "state": state,
+            "my_seat": my_seat,
+            "my_ready": my_seat is not None and bool((state["seats"][my_seat] or {}).get("ready")),
             "is_manager": role in MANAGERS,
             "settings": _rules_display(room.variant, room.settings),
+            "share": share.room_share(request, room),
+            "invite_share": share.invite_share(request, room.club, room)
+            if role in MANAGERS
+            else None,
+            "variant": VARIANTS.get(room.variant),
         },
     )
+
+
+@login_required
+@require_POST
+def room_quick_open(
+    request: AuthenticatedHttpRequest, club_id: int, template_id: int
+) -> HttpResponse:
+    """快速开房: one tap opens a room from a template and seats its opener."""
+    club = selectors.club_get_for_member(club_id=club_id, user=request.user)
+    template = selectors.template_get(club=club, template_id=template_id)
+    try:
+        room, sat = room_services.room_quick_open(club=club, actor=request.user, template=template)
+    except InvalidInputError as error:
+        messages.error(request, "；".join(m for ms in error.message_dict.values() for m in ms))
+        return redirect("clubs:detail", club_id=club.pk)
+    if sat:
+        messages.success(request, f"房间 {room.code} 已开好，你坐在东位，分享给牌友吧")
+    else:
+        messages.success(request, f"房间 {room.code} 已开好；你在其他房间入座，未自动坐下")
+    return redirect("clubs:lobby", code=room.code)
+
+
+def rules_page(request: HttpRequest, variant_id: str) -> HttpResponse:
+    """玩法说明: what the game is and what each setting means, from the settings schema."""
+    variant: Variant | None = VARIANTS.get(variant_id)
+    if variant is None or not variant.for_players:
+        return page_not_found(request, "没有这种玩法")
+    return render(
+        request,
+        "clubs/rules.html",
+        {
+            "variant": variant,
+            "settings": [
+                {
+                    "label": setting.label,
+                    "description": setting.description,
+                    "default": setting.display(setting.default),
+                    "options": _options_text(setting),
+                    "rulings": setting.rulings,
+                }
+                for setting in variant.schema.settings
+            ],
+        },
+    )
+
+
+def _options_text(setting: Setting) -> str:
+    """What a setting may be set to, as a player reads it."""
+    if setting.kind == "bool":
+        return "开 / 关"
+    if setting.choices:
+        return " / ".join(setting.display(choice) for choice in setting.choices)
+    return f"{setting.minimum} 到 {setting.maximum}"
 
 
 def _room_post(action_name: str) -> Any:

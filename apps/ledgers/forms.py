@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 
 from apps.clubs.models import Club, Membership, Room
-from majiang.variants import VARIANTS
+from majiang.variants import player_variants
 
 from .selectors import LedgerFilters, MyFilters
 
@@ -43,7 +43,7 @@ class LedgerFilterForm(forms.Form):
             (r.pk, f"{r.code} {r.name}".strip()) for r in rooms
         ]
         self._choice_field("variant").choices = [("", "全部玩法")] + [
-            (v.id, v.name) for v in VARIANTS.values()
+            (v.id, v.name) for v in player_variants()
         ]
 
     def _choice_field(self, name: str) -> forms.ChoiceField:
@@ -192,7 +192,7 @@ class MyResultsFilterForm(forms.Form):
         assert isinstance(variant_field, forms.ChoiceField)
         club_field.choices = [("", "全部亲友圈")] + [(c.pk, c.name) for c in clubs]
         club_field.error_messages["invalid_choice"] = "没有这个亲友圈"
-        variant_field.choices = [("", "全部玩法")] + [(v.id, v.name) for v in VARIANTS.values()]
+        variant_field.choices = [("", "全部玩法")] + [(v.id, v.name) for v in player_variants()]
         variant_field.error_messages["invalid_choice"] = "没有这个玩法"
 
     def clean(self) -> dict[str, Any]:

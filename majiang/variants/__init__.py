@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from majiang.variant import Variant
 
-__all__ = ["VARIANTS", "get_variant", "register"]
+__all__ = ["VARIANTS", "get_variant", "player_variants", "register"]
 
 VARIANTS: dict[str, Variant] = {}
 """Every registered variant by id."""
@@ -21,6 +21,11 @@ def register(variant: Variant) -> Variant:
 def get_variant(variant_id: str) -> Variant:
     """The variant with this id. Raises ``KeyError`` if there is none."""
     return VARIANTS[variant_id]
+
+
+def player_variants() -> list[Variant]:
+    """The variants clubs may play, in registration order (engine-test variants left out)."""
+    return [variant for variant in VARIANTS.values() if variant.for_players]
 
 
 def _load_builtin() -> None:

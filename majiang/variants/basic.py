@@ -27,14 +27,35 @@ class BasicVariant(Variant):
 
     id = "basic"
     name = "基础规则"
+    for_players = False
     schema = SettingsSchema(
         (
             Setting("players", "int", 4, "玩家人数", choices=(2, 3, 4), label="人数"),
             Setting("base_stake", "int", 1, "每分的底注", minimum=1, maximum=1000, label="底注"),
-            Setting("hands_per_match", "int", 8, "每场局数", choices=(4, 8, 16), label="局数"),
-            Setting("turn_seconds", "int", 15, "每次操作限时(秒)", minimum=5, maximum=60),
-            Setting("timeout_takes_win", "bool", True, "超时时如可胡则自动胡牌"),
-            Setting("auto_play_after", "int", 2, "连续超时几次后进入托管", minimum=1, maximum=5),
+            Setting(
+                "hands_per_match", "int", 8, "每场局数", choices=(4, 8, 16), label="局数"
+            ),
+            Setting(
+                "turn_seconds",
+                "int",
+                15,
+                "每次操作限时(秒)",
+                minimum=5,
+                maximum=60,
+                label="出牌限时",
+            ),
+            Setting(
+                "timeout_takes_win", "bool", True, "超时时如可胡则自动胡牌", label="超时自动胡"
+            ),
+            Setting(
+                "auto_play_after",
+                "int",
+                2,
+                "连续超时几次后进入托管",
+                minimum=1,
+                maximum=5,
+                label="超时托管",
+            ),
         )
     )
 

@@ -13,10 +13,10 @@ from apps.accounts.models import User
 from apps.clubs.models import Club, JoinRequest, Membership, Room, RoomSeat, RuleTemplate
 from apps.clubs.services.clubs import club_create
 from apps.clubs.signals import room_all_ready
-from majiang.variants import VARIANTS
+from majiang.variants import VARIANTS, player_variants
 
 ROLES = ("anonymous", "outsider", "member", "admin", "owner")
-FIRST_VARIANT = next(iter(VARIANTS))
+FIRST_VARIANT = player_variants()[0].id
 
 
 @dataclass

@@ -52,6 +52,9 @@ async def test_member_sees_seats_change_live(redis_url: str) -> None:
     first: dict[str, Any] = await watcher.receive_json_from()
     assert first["type"] == "lobby"
     assert first["state"]["seats"] == [None] * room.seat_count
+    # Opening the lobby puts the owner online, and the lobby is told.
+    online = await watcher.receive_json_from(timeout=5)
+    assert online["state"]["online"] == ["圈主"]
 
     await sync_to_async(rooms.room_sit)(room=room, user=member, seat=1)
     update = await watcher.receive_json_from(timeout=5)
@@ -79,5 +82,76 @@ async def test_non_members_are_refused(redis_url: str, who: str) -> None:
 async def test_unknown_room_is_refused(redis_url: str) -> None:
     _, owner, _, _ = await sync_to_async(_setup)()
     communicator, connected = await _connect("999999", owner)
+    assert not connected
+    await communicator.disconnect()
+
+
+async def _connect_club(
+    club_id: int | str, user: User | None
+) -> tuple[WebsocketCommunicator, bool]:
+    headers = await sync_to_async(_session_headers)(user)
+    communicator = WebsocketCommunicator(
+        application, f"/ws/clubs/{club_id}/lobby/", headers=headers
+    )
+    connected, _ = await communicator.connect()
+    return communicator, connected
+
+
+async def test_club_lobby_shows_tables_live(redis_url: str) -> None:
+    room, owner, member, _ = await sync_to_async(_setup)()
+    watcher, connected = await _connect_club(room.club_id, owner)
+    assert connected
+    first: dict[str, Any] = await watcher.receive_json_from()
+    assert first["type"] == "club"
+    assert f'data-room="{room.code}"' in first["state"]["tables_html"]
+    assert first["state"]["online"] == 1  # the owner, who has the page open
+    await sync_to_async(rooms.room_sit)(room=room, user=member, seat=1)
+    update = await watcher.receive_json_from(timeout=5)
+    assert update == {"type": "club", "state": {"changed": True}}
+    # The page then fetches the tables: the new player is at 南.
+    tables = await sync_to_async(_tables_as)(owner, room.club_id)
+    assert "王五" in tables["tables_html"]
+    await watcher.disconnect()
+
+
+def _tables_as(user: User, club_id: int) -> dict[str, Any]:
+    client = Client()
+    client.force_login(user)
+    response = client.get(f"/clubs/{club_id}/tables/")
+    assert response.status_code == 200
+    return dict(response.json())
+
+
+async def test_club_lobby_follows_match_progress(redis_url: str) -> None:
+    """A settled hand (the live-play app's ``hand_settled``) sends the club's tables again
+    once the hand's transaction commits."""
+    from django.db import transaction
+
+    from apps.clubs.receivers import club_lobby_after_hand
+    from apps.matches.models import Match
+    from apps.matches.signals import hand_settled
+
+    assert club_lobby_after_hand in [ref() for _, ref, *_ in hand_settled.receivers]
+    room, owner, _, _ = await sync_to_async(_setup)()
+    watcher, _ = await _connect_club(room.club_id, owner)
+    await watcher.receive_json_from()
+
+    def settle() -> None:
+        with transaction.atomic():
+            club_lobby_after_hand(sender=None, match=Match(club_id=room.club_id))
+
+    await sync_to_async(settle)()
+    update = await watcher.receive_json_from(timeout=5)
+    assert update == {"type": "club", "state": {"changed": True}}
+    await watcher.disconnect()
+
+
+@pytest.mark.parametrize(("who", "club"), [("outsider", None), ("owner", "99999"), ("owner", "x")])
+async def test_club_lobby_refuses_non_members_and_unknown_clubs(
+    redis_url: str, who: str, club: str | None
+) -> None:
+    room, owner, _, outsider = await sync_to_async(_setup)()
+    user = owner if who == "owner" else outsider
+    communicator, connected = await _connect_club(club or room.club_id, user)
     assert not connected
     await communicator.disconnect()

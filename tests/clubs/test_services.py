@@ -221,9 +221,15 @@ def test_lobby_state(world: World) -> None:
         "seat": 0,
         "user_id": world.member.pk,
         "display_name": "王五",
+        "initial": "王",
+        "color": world.member.avatar_hex,
         "ready": True,
+        "online": False,
     }
     assert state["seats"][1] is None
+    assert state["winds"] == ["东", "南", "西", "北"]
+    assert state["dealer"] == 0  # 都匀: the opener deals; not seated, so 东
+    assert state["online"] == []
 
 
 def test_selectors_for_live_play(world: World) -> None:

@@ -98,9 +98,20 @@ def test_urls_with_another_clubs_ids_are_refused() -> None:
     client = Client()
     client.force_login(table.users[0])  # owner of their own club, stranger to the other
     before = Membership.objects.count()
+    # The club's page and its rooms' lobbies are share links: a stranger sees only the
+    # club's name and 申请加入 (no members, seats, rules or invite code).
+    join_pages = {f"/rooms/{table.other_room.code}/", f"/clubs/{table.other_room.club_id}/"}
     for url in _owner_pages(table):
         response = client.get(url)
-        assert response.status_code in (403, 404, 405), (url, response.status_code)
+        if url in join_pages:
+            page = response.content.decode()
+            assert response.status_code == 200, url
+            assert "申请加入" in page, url
+            assert table.other_room.club.invite_code not in page, url
+            assert str(table.other_owner) not in page, url
+            assert 'id="seats"' not in page, url
+        else:
+            assert response.status_code in (403, 404, 405), (url, response.status_code)
         response = client.post(url, {"name": "x", "role": "admin", "reason": "x"})
         assert response.status_code in (403, 404, 405), ("POST", url, response.status_code)
     for url in (f"/api/rooms/{table.other_room.code}/sit/",

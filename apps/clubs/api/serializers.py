@@ -16,6 +16,9 @@ MAX_ID = 2**31 - 1
 class ClubOutput(serializers.ModelSerializer[Club]):
     member_count = serializers.IntegerField(read_only=True)
     my_role = serializers.CharField(read_only=True, allow_null=True)
+    invite_code = serializers.CharField(
+        read_only=True, allow_null=True, help_text="邀请码（只给圈主和管理员；凭它可直接入圈）"
+    )
 
     class Meta:
         model = Club

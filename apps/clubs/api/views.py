@@ -49,7 +49,10 @@ def _club_output(club: Club, user: User) -> dict[str, Any]:
     club.member_count = selectors.club_member_count(club)  # type: ignore[attr-defined]
     role = selectors.membership_role(club, user)
     club.my_role = role.value if role else None  # type: ignore[attr-defined]
-    return dict(s.ClubOutput(club).data)
+    data = dict(s.ClubOutput(club).data)
+    if role not in (Membership.Role.OWNER, Membership.Role.ADMIN):
+        data["invite_code"] = None  # an invite admits at once: only managers hand it out
+    return data
 
 
 def _member_user(club: Club, user_id: int) -> User:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from apps.accounts.models import User
+from majiang.variants import player_variants
 
 from ..errors import InvalidInputError
 from ..models import Club, Membership
@@ -44,6 +45,16 @@ def _check_notice(notice: str) -> str:
     return notice
 
 
+def _check_variants(variants: list[str]) -> list[str]:
+    playable = [variant.id for variant in player_variants()]
+    unknown = [variant for variant in variants if variant not in playable]
+    if unknown:
+        raise InvalidInputError({"variants": "没有这种玩法"})
+    if not variants:
+        raise InvalidInputError({"variants": "请至少选择一种玩法"})
+    return [variant for variant in playable if variant in variants]
+
+
 def club_create(*, owner: User, name: str, notice: str = "", member_cap: int = 200) -> Club:
     """Create a club; its creator becomes the owner."""
     with transaction.atomic():
@@ -66,8 +77,10 @@ def club_update(
     member_cap: int | None = None,
     is_open: bool | None = None,
     members_can_open_rooms: bool | None = None,
+    variants: list[str] | None = None,
 ) -> Club:
-    """Change the club's settings (owner or admin). Arguments left as None stay unchanged."""
+    """Change the club's settings (owner or admin). Arguments left as None stay unchanged.
+    ``variants`` are the games the club plays: at least one of those clubs may play."""
     with transaction.atomic():
         club = Club.objects.select_for_update().get(pk=club.pk)
         require_role(club, actor, MANAGERS, "只有圈主和管理员可以修改亲友圈设置")
@@ -87,6 +100,9 @@ def club_update(
         if members_can_open_rooms is not None:
             club.members_can_open_rooms = members_can_open_rooms
             changed.append("members_can_open_rooms")
+        if variants is not None:
+            club.variants = _check_variants(variants)
+            changed.append("variants")
         if changed:
             club.save(update_fields=changed)
     return club

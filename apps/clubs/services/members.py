@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.tokens import default_token_generator
 from django.db import IntegrityError, transaction
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
 
 from apps.accounts.models import User
 
 from ..errors import ActionForbidden, InvalidInputError
-from ..models import Club, JoinRequest, Membership
+from ..models import Club, JoinRequest, Membership, Room
 from ..selectors import club_member_count, membership_role
 from .common import MANAGERS, NON_FIELD, Role, require_member, require_role
 from .rooms import seats_release_for_leaver
@@ -16,9 +20,15 @@ from .rooms import seats_release_for_leaver
 MESSAGE_MAX = 100
 
 
-def join_request_create(*, club: Club, user: User, message: str = "") -> JoinRequest:
-    """Ask to join a club (found by ID or invite code); the owner or an admin decides."""
+def join_request_create(
+    *, club: Club, user: User, message: str = "", room: Room | None = None
+) -> JoinRequest:
+    """Ask to join a club (found by its 圈号 or a shared link); the owner or an admin
+    decides. ``room`` is the room whose link the user came from: they land there once
+    approved."""
     message = message.strip()
+    if room is not None and room.club_id != club.pk:
+        raise InvalidInputError({"room": "房间不属于该亲友圈"})
     if len(message) > MESSAGE_MAX:
         raise InvalidInputError({"message": f"留言不能超过 {MESSAGE_MAX} 个字"})
     with transaction.atomic():
@@ -30,9 +40,31 @@ def join_request_create(*, club: Club, user: User, message: str = "") -> JoinReq
             raise InvalidInputError({NON_FIELD: "你已提交过申请，请等待审核"})
         try:
             with transaction.atomic():
-                return JoinRequest.objects.create(club=club, user=user, message=message)
+                return JoinRequest.objects.create(
+                    club=club, user=user, message=message, room=room
+                )
         except IntegrityError as exc:  # a concurrent duplicate request
             raise InvalidInputError({NON_FIELD: "你已提交过申请，请等待审核"}) from exc
+
+
+def membership_join_by_invite(*, user: User, invite_code: str) -> Membership:
+    """Join the club whose invite code this is, at once (the code is the owner's consent).
+    A member already gets their membership back; a pending request of theirs is closed."""
+    code = invite_code.strip().upper()
+    with transaction.atomic():
+        club = Club.objects.select_for_update().filter(invite_code=code).first()
+        if club is None or not code:
+            raise InvalidInputError({"invite_code": "邀请码无效或已重置，请向圈主要新的邀请"})
+        existing = Membership.objects.filter(club=club, user=user).first()
+        if existing is not None:
+            return existing
+        if club_member_count(club) >= club.member_cap:
+            raise InvalidInputError({NON_FIELD: f"亲友圈已满 ({club.member_cap} 人)"})
+        membership = Membership.objects.create(club=club, user=user)
+        JoinRequest.objects.filter(
+            club=club, user=user, status=JoinRequest.Status.PENDING
+        ).update(status=JoinRequest.Status.APPROVED, decided_at=timezone.now())
+    return membership
 
 
 def _decide(join_request: JoinRequest, actor: User, status: JoinRequest.Status) -> JoinRequest:
@@ -136,3 +168,23 @@ def club_ownership_transfer(*, club: Club, actor: User, new_owner: User) -> Memb
         target.role = Role.OWNER
         target.save(update_fields=["role"])
     return target
+
+
+def member_password_reset_link(*, club: Club, actor: User, user: User) -> str:
+    """A one-time link (path) that lets a member set a new password, for a member who has
+    no email. The owner makes one for anyone else; an admin only for plain members. The
+    link stops working once used, or when the member's password changes."""
+    with transaction.atomic():
+        actor_role = require_role(club, actor, MANAGERS, "只有圈主和管理员可以生成重置链接")
+        membership = _target_membership(club, user)
+        if user.pk == actor.pk:
+            raise InvalidInputError({"user": "请在个人资料页修改自己的密码"})
+        if membership.role == Role.OWNER:
+            raise ActionForbidden("不能为圈主生成重置链接")
+        if membership.role == Role.ADMIN and actor_role != Role.OWNER:
+            raise ActionForbidden("只有圈主可以为管理员生成重置链接")
+        if not user.is_active:
+            raise InvalidInputError({"user": "该账号已停用"})
+    uid = urlsafe_base64_encode(force_bytes(user.pk))
+    token = default_token_generator.make_token(user)
+    return reverse("password_reset_confirm", kwargs={"uidb64": uid, "token": token})

@@ -69,7 +69,7 @@ def room_create(
             settings = {**template.settings, **(settings or {})}
         elif variant is None:
             raise InvalidInputError({"variant": "请选择玩法或规则模板"})
-        return Room.objects.create(
+        room = Room.objects.create(
             club=club,
             code=_new_room_code(),
             name=name or (template.name if template is not None else ""),
@@ -79,6 +79,21 @@ def room_create(
             created_by=actor,
             allow_spectators=allow_spectators,
         )
+        lobby_broadcast_on_commit(room.pk)
+    return room
+
+
+def room_quick_open(*, club: Club, actor: User, template: RuleTemplate) -> tuple[Room, bool]:
+    """快速开房: open a room from a template as it is and sit its opener at 东 when they
+    are not seated at another table. Returns the room and whether the opener sat."""
+    with transaction.atomic():
+        room = room_create(club=club, actor=actor, template=template)
+        seated_elsewhere = RoomSeat.objects.filter(
+            user=actor, room__status__in=ACTIVE_STATUSES
+        ).exists()
+        if not seated_elsewhere:
+            room_sit(room=room, user=actor, seat=0)
+    return room, not seated_elsewhere
 
 
 def room_close(*, room: Room, actor: User) -> Room:
@@ -108,10 +123,13 @@ def _lock_waiting_room(room: Room, user: User) -> Room:
 
 
 def room_sit(*, room: Room, user: User, seat: int | None = None) -> RoomSeat:
-    """Take a seat (the first free one if ``seat`` is None); moving seats resets ready."""
+    """Take a seat (the first free one if ``seat`` is None; a player already seated here
+    keeps theirs); moving seats resets ready."""
     with transaction.atomic():
         room = _lock_waiting_room(room, user)
         taken = dict(RoomSeat.objects.filter(room=room).values_list("seat", "user_id"))
+        if seat is None and user.pk in taken.values():  # 入座 again: keep the seat one has
+            return RoomSeat.objects.get(room=room, user=user)
         if seat is None:
             free = [n for n in range(room.seat_count) if n not in taken]
             if not free:

@@ -1,4 +1,8 @@
-"""The room settings of 都匀独山捉鸡 (the table at the end of the D rulings)."""
+"""The room settings of 都匀独山捉鸡 (the table at the end of the D rulings).
+
+Every setting has a Chinese label and a one-line description for players; ``rulings``
+names the D rulings it comes from (shown only in a 规则出处 detail).
+"""
 
 from __future__ import annotations
 
@@ -8,62 +12,119 @@ __all__ = ["SCHEMA"]
 
 SCHEMA = SettingsSchema(
     (
-        Setting("players", "int", 4, "玩家人数 (D1)", choices=(3, 4), label="人数"),
         Setting(
-            "base_stake", "int", 1, "每分的底注 (D22)", minimum=1, maximum=100000, label="底注"
-        ),
-        Setting("hands_per_match", "int", 8, "每场局数 (D4)", choices=(4, 8, 16), label="局数"),
-        Setting(
-            "turn_seconds", "int", 15, "每次操作限时(秒) (D5)", minimum=5, maximum=60, label="限时"
+            "players", "int", 4, "几个人一桌", choices=(3, 4), label="人数", rulings=("D1",)
         ),
         Setting(
-            "timeout_takes_win", "bool", True, "超时时如可胡则自动胡牌 (D5)", label="超时自动胡"
+            "base_stake",
+            "int",
+            1,
+            "每 1 分折算多少底注，记入战绩账本",
+            minimum=1,
+            maximum=100000,
+            label="底注",
+            rulings=("D22",),
+        ),
+        Setting(
+            "hands_per_match",
+            "int",
+            8,
+            "一场打几局",
+            choices=(4, 8, 16),
+            label="局数",
+            rulings=("D4",),
+        ),
+        Setting(
+            "turn_seconds",
+            "int",
+            15,
+            "每次出牌或碰杠胡的思考时间（秒）",
+            minimum=5,
+            maximum=60,
+            label="出牌限时",
+            rulings=("D5",),
+        ),
+        Setting(
+            "timeout_takes_win",
+            "bool",
+            True,
+            "超时时如果能胡，系统自动替你胡牌",
+            label="超时自动胡",
+            rulings=("D5",),
         ),
         Setting(
             "auto_play_after",
             "int",
             2,
-            "连续超时几次后进入托管 (D5)",
+            "连续超时几次后由系统托管出牌",
             minimum=1,
             maximum=5,
-            label="托管",
+            label="超时托管",
+            rulings=("D5",),
         ),
         Setting(
             "multi_win_dealer",
             "choice",
             "first_winner",
-            "一炮多响后谁坐庄: 庄家逆时针数第一个胡牌者, 或点炮者 (D4)",
+            "一炮多响之后下一局由谁坐庄",
             choices=("first_winner", "discarder"),
             choice_labels=("庄家逆时针数第一个胡牌者", "点炮者"),
             label="一炮多响坐庄",
+            rulings=("D4",),
         ),
         Setting(
             "pinghu_discard_needs_dou",
             "bool",
             True,
-            "平胡点炮须有豆 (热炮、抢杠、报听除外) (D7)",
+            "平胡接炮必须有豆（热炮、抢杠、报听除外）",
             label="平胡需豆",
+            rulings=("D7",),
         ),
-        Setting("baopai", "bool", True, "过胡后再遇可胡之牌须包牌 (D8)", label="包牌"),
-        Setting("zimo_bonus", "int", 1, "自摸加分 (D10)", minimum=0, maximum=2, label="自摸加分"),
+        Setting(
+            "baopai",
+            "bool",
+            True,
+            "过胡之后再胡同一张牌要包牌",
+            label="包牌",
+            rulings=("D8",),
+        ),
+        Setting(
+            "zimo_bonus",
+            "int",
+            1,
+            "自摸时每家多给的分数",
+            minimum=0,
+            maximum=2,
+            label="自摸加分",
+            rulings=("D10",),
+        ),
         Setting(
             "fanji",
             "choice",
             "next",
-            "翻鸡: 翻牌鸡(下一张)、上下鸡或不翻 (D15)",
+            "胡牌后翻一张牌定鸡：翻出牌的下一张、上下两张，或不翻",
             choices=("next", "up_down", "off"),
-            choice_labels=("翻牌鸡 (下一张)", "上下鸡", "不翻"),
+            choice_labels=("翻牌鸡（下一张）", "上下鸡", "不翻"),
             label="翻鸡",
+            rulings=("D15",),
         ),
-        Setting("mantang", "bool", True, "满堂鸡: 打出的鸡也算收分 (D16)", label="满堂鸡"),
+        Setting(
+            "mantang",
+            "bool",
+            True,
+            "打出去的鸡也照样算分",
+            label="满堂鸡",
+            rulings=("D16",),
+        ),
         Setting(
             "first_chicken",
             "choice",
             "hero",
-            "第一张幺鸡: 英雄鸡(3/6分)或冲锋鸡(2/4分) (D17)",
+            "第一张打出的幺鸡算英雄鸡还是冲锋鸡",
             choices=("hero", "charge"),
-            choice_labels=("英雄鸡 (3/6 分)", "冲锋鸡 (2/4 分)"),
+            choice_labels=("英雄鸡（3/6 分）", "冲锋鸡（2/4 分）"),
             label="首张幺鸡",
+            rulings=("D17",),
         ),
     )
 )

@@ -25,6 +25,7 @@ class DuyunVariant(Variant):
 
     id = "duyun"
     name = "都匀独山捉鸡"
+    summary = "万条筒 108 张，3 或 4 人；胡牌要有豆，胡牌后翻牌捉鸡，幺鸡和翻出的鸡都算分。"
     schema = SCHEMA
     win_lock_release: ClassVar[LockRelease] = "draw"  # D8: the lock ends at the seat's next draw
     win_lock_blocks_self_draw = False  # D8: winning on that draw is allowed

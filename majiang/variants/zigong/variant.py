@@ -28,7 +28,9 @@ class ZigongVariant(Variant):
 
     id = "zigong"
     name = "自贡麻将"
+    summary = "只用条和筒 72 张，2 到 4 人血战到底；可报叫、报杠，有呼叫转移和查叫。"
     schema = SCHEMA
+    dealer_drawn = True  # Z5
 
     win_lock_release: ClassVar[LockRelease] = "discard"  # Z8: until the seat's next discard
     self_draw_pass_locks = True  # Z8: passing a 自摸 locks too

@@ -11,7 +11,7 @@ from apps.clubs.models import Club, Membership, Room, RuleTemplate
 from apps.clubs.services.clubs import club_create
 from apps.clubs.services.rooms import room_create
 from apps.clubs.services.templates import rule_template_create
-from majiang.variants import VARIANTS
+from majiang.variants import player_variants
 
 DEMO_PASSWORD = "demo12345"
 DEMO_PLAYERS = [
@@ -41,7 +41,7 @@ DEMO_CLUB_NAME = "周末麻将圈"
 
 def seed_club(users: list[User]) -> Club:
     """The demo club owned by the first demo player, with the others as members (the
-    second as admin), a template per registered variant and one waiting room."""
+    second as admin), a template per variant clubs play and one waiting room."""
     owner, *others = users
     club = Club.objects.filter(
         name=DEMO_CLUB_NAME, memberships__user=owner, memberships__role=Membership.Role.OWNER
@@ -51,7 +51,7 @@ def seed_club(users: list[User]) -> Club:
     for index, user in enumerate(others):
         role = Membership.Role.ADMIN if index == 0 else Membership.Role.MEMBER
         Membership.objects.get_or_create(club=club, user=user, defaults={"role": role})
-    for variant in VARIANTS.values():
+    for variant in player_variants():
         name = f"{variant.name}·标准"
         if not RuleTemplate.objects.filter(club=club, name=name).exists():
             rule_template_create(club=club, actor=owner, name=name, variant=variant.id, settings={})
