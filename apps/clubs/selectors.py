@@ -193,6 +193,7 @@ def room_tables(rooms: list[Room]) -> list[dict[str, Any]]:
                 "name": str(by_seat[n].user) if n in by_seat else "",
                 "initial": by_seat[n].user.avatar_initial if n in by_seat else "",
                 "color": by_seat[n].user.avatar_hex if n in by_seat else "",
+                "online": n in by_seat and by_seat[n].user.is_online,
                 "ready": by_seat[n].ready if n in by_seat else False,
             }
             for n in range(room.seat_count)

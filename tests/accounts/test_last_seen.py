@@ -68,7 +68,7 @@ def test_the_room_list_shows_whether_each_seated_player_is_online() -> None:
     client = Client()
     client.force_login(owner)
     page = client.get(f"/clubs/{club.pk}/").content.decode()
-    seats = page[page.index('class="row room-seats"'):]
-    seats = seats[:seats.index("</li>")]
-    assert re.search(r"张三 <span class=\"badge ready presence\">在线</span>", seats)
-    assert re.search(r"李四 <span class=\"badge presence\">离线</span>", seats)
+    seats = page[page.index('class="mini-seats"'):]
+    seats = seats[:seats.index("</ol>")]
+    assert re.search(r"张三</span> <span class=\"badge ready presence\">在线</span>", seats)
+    assert re.search(r"李四</span> <span class=\"badge presence\">离线</span>", seats)
