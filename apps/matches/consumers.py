@@ -23,6 +23,7 @@ import contextlib
 import logging
 import random
 import time
+from functools import partial
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -32,6 +33,8 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.db import InterfaceError, OperationalError
 from redis.exceptions import RedisError
+
+from apps.accounts.services import LAST_SEEN_EVERY, user_last_seen_update
 
 from . import broadcast, presence, selectors, services
 from .protocol import MAX_MESSAGE_BYTES, MatchError, decode_message, encode_frame
@@ -117,6 +120,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self.bucket = TokenBucket(self.messages_per_second, self.message_burst)
         self.limited_notice_at = 0.0
         await self.accept()
+        if self.seat is not None:
+            await _read(partial(user_last_seen_update, user_id=user.pk))
         await self.channel_layer.group_add(broadcast.room_group(self.room_id), self.channel_name)
         self.heartbeat = asyncio.create_task(self._heartbeat())
         if access.match_id is not None:
@@ -198,7 +203,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         # restarted process reconnecting) would otherwise all check and refresh in the same
         # instant, a burst that held up moves for hundreds of milliseconds at 100 tables.
         await asyncio.sleep(random.uniform(0, VERSION_CHECK_SECONDS))
-        refreshed_at = time.monotonic()
+        refreshed_at = seen_at = time.monotonic()
         while True:
             await asyncio.sleep(VERSION_CHECK_SECONDS)
             try:
@@ -207,6 +212,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                 if (self.match_id is None or self.seat is None
                         or time.monotonic() - refreshed_at < presence.HEARTBEAT_SECONDS):
                     continue
+                if time.monotonic() - seen_at >= LAST_SEEN_EVERY.total_seconds():
+                    seen_at = time.monotonic()  # a player at the table is online (在线)
+                    await _read(partial(user_last_seen_update, user_id=self.user.pk))
                 refreshed_at = time.monotonic()
                 if await _off_loop(presence.presence_heartbeat, self.match_id, self.seat,
                                    self.channel_name, self.seats):

@@ -10,6 +10,7 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
+from apps.accounts.models import User
 from apps.matches import broadcast, consumers, services, state
 from apps.matches.models import Hand, Match, MatchEvent
 from majiang import VARIANTS
@@ -384,3 +385,20 @@ async def test_full_asgi_stack_checks_origin_and_session(make_table: Any) -> Non
     anonymous = WebsocketCommunicator(application, path, headers=[(b"origin", b"http://127.0.0.1")])
     assert not (await anonymous.connect())[0]
     await anonymous.disconnect()  # the browser side closes too: the refused consumer ends now
+
+
+async def test_a_player_at_the_table_shows_as_online_in_the_club(make_table: Any) -> None:
+    """A seated player's table connection counts as being seen (the member list's 在线);
+    a spectator's does not stand in for a seat."""
+    table = await database_sync_to_async(make_table)()
+    comm = connect_as(table.users[2], table.room.code)
+    assert (await comm.connect())[0]
+    await recv(comm)
+    watcher = connect_as(table.spectator, table.room.code)
+    assert (await watcher.connect())[0]
+    await recv(watcher)
+    player = await database_sync_to_async(User.objects.get)(pk=table.users[2].pk)
+    spectator = await database_sync_to_async(User.objects.get)(pk=table.spectator.pk)
+    assert player.is_online and spectator.last_seen is None
+    await comm.disconnect()
+    await watcher.disconnect()
