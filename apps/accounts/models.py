@@ -41,6 +41,7 @@ class User(AbstractUser):
         """Seen within :data:`ONLINE_WINDOW`."""
         return self.last_seen is not None and timezone.now() - self.last_seen < ONLINE_WINDOW
 
+    @property
     def avatar_initial(self) -> str:
         """The character shown in the avatar: the first of the display name."""
         return str(self)[:1].upper()

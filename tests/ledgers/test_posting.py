@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ from apps.matches.models import Hand, Match, MatchPlayer
 from apps.matches.signals import hand_settled
 from majiang.record import replay
 
-from .playing import Table
+from .playing import Table, make_table, play_match
 
 pytestmark = pytest.mark.django_db
 
@@ -96,11 +97,13 @@ def test_a_stored_settlement_that_disagrees_with_the_rules_is_refused(
     assert not LedgerEntry.objects.filter(hand=forged).exists()
 
 
-def test_a_hand_stored_before_lines_had_a_kind_posts(one_hand_table: Table) -> None:
+def test_a_hand_stored_before_lines_had_a_kind_posts(db: None) -> None:
     """Old rows hold lines without ``kind``: the kind derived from the category agrees with
     the rules, so such a hand posts; a stored kind that disagrees is refused."""
-    hand = Hand.objects.get(match=one_hand_table.match, number=1)
-    assert hand.settlement is not None and hand.settlement["lines"]
+    table = make_table("zigong")
+    play_match(table.match.pk, random.Random(3))
+    hand = next(h for h in Hand.objects.filter(match=table.match).order_by("number")
+                if h.settlement is not None and h.settlement["lines"])
     assert all("kind" in line for line in hand.settlement["lines"])
     old = Hand.objects.get(pk=hand.pk)
     old.pk, old.number = None, 98
