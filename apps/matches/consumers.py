@@ -156,6 +156,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self._resync_in_order(since)
         if came_online:
             await self._presence_broadcast()
+            await self._note_table_presence(offline=False)
 
     async def _leave_match(self) -> None:
         """Stop following the current match: its group and this seat's presence in it."""
@@ -167,6 +168,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             )
             if went_offline:
                 await self._presence_broadcast()
+                await self._note_table_presence(offline=True)
         await self.channel_layer.group_discard(
             broadcast.match_group(self.match_id), self.channel_name
         )
@@ -245,6 +247,21 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             broadcast.room_group(self.room_id),
             {"type": broadcast.PRESENCE_EVENT, "players": players},
         )
+
+    async def _note_table_presence(self, *, offline: bool) -> None:
+        """Tell the match when its last seat went offline, or its first came back; the
+        sweep pauses and later dissolves an abandoned table (:mod:`apps.matches.pause`)."""
+        assert self.match_id is not None
+        if offline:
+            connected = await _off_loop(presence.seats_connected, self.match_id, self.seats)
+            if not connected or any(connected.values()):
+                return
+        try:
+            await broadcast.call_in_order(
+                services.match_presence_note, match_id=self.match_id, offline=offline
+            )
+        except (OperationalError, InterfaceError):
+            logger.warning("match %s: could not record the table's presence", self.match_id)
 
     async def disconnect(self, code: int) -> None:
         """Give up this connection's presence (reporting a seat gone offline); leave groups."""

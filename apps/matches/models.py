@@ -51,6 +51,12 @@ class Match(models.Model):
     dissolve_vote = models.JSONField(
         null=True, blank=True, help_text="进行中的解散投票: proposer, votes, deadline(ms)"
     )
+    offline_since = models.DateTimeField(
+        null=True, blank=True, help_text="全体座位离线的时刻；有人回来时清空"
+    )
+    paused_left_ms = models.IntegerField(
+        null=True, blank=True, help_text="计时暂停时（解散投票、全员离线）截止时间还剩的毫秒数"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -35,6 +35,10 @@ class BasicVariant(Variant):
             Setting("turn_seconds", "int", 15, "每次操作限时(秒)", minimum=5, maximum=60),
             Setting("timeout_takes_win", "bool", True, "超时时如可胡则自动胡牌"),
             Setting("auto_play_after", "int", 2, "连续超时几次后进入托管", minimum=1, maximum=5),
+            Setting("offline_pause_seconds", "int", 60, "全员离线多少秒后暂停计时",
+                    minimum=10, maximum=600),
+            Setting("offline_dissolve_seconds", "int", 600, "全员离线多少秒后解散对局",
+                    minimum=60, maximum=7200),
         )
     )
 

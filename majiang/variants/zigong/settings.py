@@ -26,6 +26,14 @@ SCHEMA = SettingsSchema(
             maximum=5,
             label="托管",
         ),
+        Setting(
+            "offline_pause_seconds", "int", 60, "全员离线多少秒后暂停计时", minimum=10,
+            maximum=600, label="离线暂停",
+        ),
+        Setting(
+            "offline_dissolve_seconds", "int", 600, "全员离线多少秒后解散对局", minimum=60,
+            maximum=7200, label="离线解散",
+        ),
         Setting("fan_cap", "int", 4, "番数封顶 (Z11)", choices=(3, 4, 5, 6), label="封顶"),
         Setting(
             "zimo",
