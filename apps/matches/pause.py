@@ -13,7 +13,7 @@ in 托管 whose connections died without saying goodbye (:func:`offline_check`).
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import presence
 from .models import Match, MatchEvent
@@ -62,19 +62,20 @@ def offline_due(match: Match) -> list[datetime]:
     return [moment for moment in due if moment is not None]
 
 
-def clock_follow(change: MatchChange) -> None:
-    """Pause or resume the clock as :func:`pause_reason` says, logging the change."""
+def clock_follow(change: MatchChange) -> list[dict[str, Any]]:
+    """Pause or resume the clock as :func:`pause_reason` says; return the events to log
+    (with the change that caused it)."""
     match, reason = change.match, pause_reason(change)
     if reason is not None and match.paused_left_ms is None:
         left = 0 if match.deadline is None else (match.deadline - change.now) / timedelta(
             milliseconds=1)
         match.paused_left_ms, match.deadline = max(0, int(left)), None
-        change.log(MatchEvent.Kind.TABLE,
-                   [table_event("clock_paused", reason=reason, left=match.paused_left_ms)])
-    elif reason is None and match.paused_left_ms is not None:
+        return [table_event("clock_paused", reason=reason, left=match.paused_left_ms)]
+    if reason is None and match.paused_left_ms is not None:
         left, match.paused_left_ms = match.paused_left_ms, None
         match.deadline = change.now + timedelta(milliseconds=left)
-        change.log(MatchEvent.Kind.TABLE, [table_event("clock_resumed", left=left)])
+        return [table_event("clock_resumed", left=left)]
+    return []
 
 
 def offline_set(change: MatchChange, offline: bool) -> None:
@@ -83,9 +84,8 @@ def offline_set(change: MatchChange, offline: bool) -> None:
     if offline == (match.offline_since is not None):
         return
     match.offline_since = change.now if offline else None
-    change.log(MatchEvent.Kind.TABLE, [table_event("table_offline" if offline else
-                                                   "table_online")])
-    clock_follow(change)
+    event = table_event("table_offline" if offline else "table_online")
+    change.log(MatchEvent.Kind.TABLE, [event, *clock_follow(change)])
 
 
 def offline_check(change: MatchChange) -> None:

@@ -126,11 +126,8 @@ def _dissolve_propose(change: MatchChange, player: MatchPlayer) -> None:
         "votes": {str(player.seat): True},
         "deadline": epoch_ms(deadline),
     }
-    change.log(
-        MatchEvent.Kind.TABLE,
-        [table_event("dissolve_proposed", player.seat, deadline=epoch_ms(deadline))],
-    )
-    pause.clock_follow(change)
+    proposed = table_event("dissolve_proposed", player.seat, deadline=epoch_ms(deadline))
+    change.log(MatchEvent.Kind.TABLE, [proposed, *pause.clock_follow(change)])
 
 
 def _dissolve_vote(change: MatchChange, player: MatchPlayer, agree: bool) -> None:
@@ -145,8 +142,7 @@ def _dissolve_vote(change: MatchChange, player: MatchPlayer, agree: bool) -> Non
     if not agree:
         match.dissolve_vote = None
         events.append(table_event("dissolve_failed", player.seat, reason="refused"))
-        change.log(MatchEvent.Kind.TABLE, events)
-        pause.clock_follow(change)
+        change.log(MatchEvent.Kind.TABLE, events + pause.clock_follow(change))
         return
     match.dissolve_vote = vote
     if len(vote["votes"]) < len(change.players):
@@ -241,7 +237,9 @@ def _offline_step(change: MatchChange) -> bool:
         change.log(MatchEvent.Kind.TABLE, [table_event("dissolve_forced", reason="offline")])
         lifecycle.match_close(change, Match.Status.DISSOLVED)
         return True
-    pause.clock_follow(change)
+    events = pause.clock_follow(change)
+    if events:
+        change.log(MatchEvent.Kind.TABLE, events)
     return False
 
 
@@ -257,8 +255,8 @@ def _vote_expired(change: MatchChange) -> bool:
 def _expire_vote(change: MatchChange) -> None:
     if _vote_expired(change):
         change.match.dissolve_vote = None
-        change.log(MatchEvent.Kind.TABLE, [table_event("dissolve_failed", reason="expired")])
-        pause.clock_follow(change)
+        failed = table_event("dissolve_failed", reason="expired")
+        change.log(MatchEvent.Kind.TABLE, [failed, *pause.clock_follow(change)])
 
 
 def _timeout_pending_seats(change: MatchChange) -> None:
