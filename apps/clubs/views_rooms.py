@@ -21,7 +21,7 @@ from majiang.variants import VARIANTS
 from . import selectors
 from .errors import ActionForbidden, ClubNotFound, InvalidInputError
 from .forms import NameForm, RoomForm, SettingsForm, show_service_errors
-from .models import Club, Membership, RuleTemplate
+from .models import Club, Membership, Room, RuleTemplate
 from .services import rooms as room_services
 from .services import templates as template_services
 from .views import run_action
@@ -202,8 +202,18 @@ def room_lobby(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
             "my_seat": selectors.room_seat_of(room, request.user),
             "is_manager": role in MANAGERS,
             "settings": _rules_display(room.variant, room.settings),
+            "last_result": _last_result(room),
         },
     )
+
+
+def _last_result(room: Room) -> dict[str, Any] | None:
+    """A closed room's last match result, shown instead of its seats."""
+    from apps.matches.selectors import room_last_result  # noqa: PLC0415 (matches reads clubs)
+    from apps.table.views_result import standings_context  # noqa: PLC0415
+
+    standings = room_last_result(room)
+    return standings_context(standings) if standings is not None else None
 
 
 def _room_post(action_name: str) -> Any:
@@ -235,6 +245,13 @@ def _room_post(action_name: str) -> Any:
                 "",
                 back,
             )
+        if action_name == "rematch":
+            return run_action(
+                request,
+                lambda: room_services.room_rematch(room=room, user=request.user),
+                "已确认再来一场，等待其他玩家确认",
+                back,
+            )
         return run_action(
             request,
             lambda: room_services.room_close(room=room, actor=request.user),
@@ -251,3 +268,4 @@ room_sit = _room_post("sit")
 room_stand = _room_post("stand")
 room_ready = _room_post("ready")
 room_close = _room_post("close")
+room_rematch = _room_post("rematch")

@@ -114,11 +114,12 @@ class MatchChange:
     def save(self) -> None:
         """Write the log, the match row and the changed seats; after the commit, cache the
         state and send the update. A change that logged nothing still stores its next due
-        moment (a timer that found nothing to do)."""
+        moment (a timer that found nothing to do) and whether the table is offline."""
         match = self.match
         match.timer_due = self.next_due()
         if not self.entries:
-            Match.objects.filter(pk=match.pk).update(timer_due=match.timer_due)
+            Match.objects.filter(pk=match.pk).update(
+                timer_due=match.timer_due, offline_since=match.offline_since)
             self._checkin_on_commit()
             return
         match.changed_at = self.now

@@ -78,14 +78,18 @@ def clock_follow(change: MatchChange) -> list[dict[str, Any]]:
     return []
 
 
-def offline_set(change: MatchChange, offline: bool) -> None:
-    """Record that every seat went offline (``True``) or that one came back, then follow."""
+def offline_set(change: MatchChange, offline: bool) -> bool:
+    """Record that every seat went offline (``True``) or that one came back, and follow
+    with the clock; return whether that changed anything. Only a paused or resumed clock
+    is logged (no one is there to see the rest)."""
     match = change.match
     if offline == (match.offline_since is not None):
-        return
+        return False
     match.offline_since = change.now if offline else None
-    event = table_event("table_offline" if offline else "table_online")
-    change.log(MatchEvent.Kind.TABLE, [event, *clock_follow(change)])
+    events = clock_follow(change)
+    if events:
+        change.log(MatchEvent.Kind.TABLE, events)
+    return True
 
 
 def offline_check(change: MatchChange) -> None:

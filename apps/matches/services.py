@@ -219,13 +219,10 @@ def match_presence_note(*, match_id: int, offline: bool) -> bool:
         change = MatchChange.open(match_id)
         if change is None:
             return False
-        if change.match.status == Match.Status.PLAYING:
-            pause.offline_set(change, offline)
-        if not change.entries:
-            change.release()
-            return False
+        changed = (change.match.status == Match.Status.PLAYING
+                   and pause.offline_set(change, offline))
         change.save()
-    return True
+    return changed
 
 
 def _offline_step(change: MatchChange) -> bool:

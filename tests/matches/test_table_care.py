@@ -100,7 +100,6 @@ def test_an_offline_table_pauses_resumes_and_is_dissolved_keeping_its_hands(
 
     # No seat has a connection and all are in 托管: the sweep noticed on its own.
     assert Match.objects.get(pk=match.pk).offline_since is not None
-    assert table_events(match, "table_offline")
     # The consumers report a seat coming back and the last one leaving.
     assert services.match_presence_note(match_id=match.pk, offline=False)
     assert Match.objects.get(pk=match.pk).offline_since is None
