@@ -79,10 +79,19 @@ def table_snapshot(match_id: int, viewer: int | None) -> dict[str, Any]:
     table = state.state_checkout(match)
     try:
         connected = presence.seats_connected(match.pk, [p.seat for p in table.players])
-        return snapshot_frame(match, table.players, table.hand, table.rnd, viewer,
-                              connected=connected)
+        frame = snapshot_frame(match, table.players, table.hand, table.rnd, viewer,
+                               connected=connected)
     finally:
         state.state_checkin(match, table)
+    frame["last_settlement"] = last_settlement(match)
+    return frame
+
+
+def last_settlement(match: Match) -> dict[str, Any] | None:
+    """The match's last settled hand, ``{hand, settlement}`` (the page's 上局结算)."""
+    hand = (match.hands.filter(settlement__isnull=False).order_by("-number")
+            .values("number", "settlement").first())
+    return None if hand is None else {"hand": hand["number"], "settlement": hand["settlement"]}
 
 
 def table_catchup(match_id: int, since: int, viewer: int | None) -> dict[str, Any]:

@@ -44,6 +44,10 @@ class FakeTable:
         self.ready: list[int] = []
         self.dissolve: dict[str, Any] | None = None
         self.match_totals = [0] * rnd.players
+        self.auto: set[int] = set()
+        """Seats in 托管 (they act by ``auto_deadline_ms``)."""
+        self.auto_deadline_ms: int | None = None
+        self.last_settlement: dict[str, Any] | None = None
         self.outage = False
         """While set, every message is answered as a server without its database would."""
 
@@ -75,19 +79,21 @@ class FakeTable:
             "hands_total": self.hands_total,
             "hands_played": played,
             "totals": totals,
-            "deadline": None if self.rnd.ended or over else self.deadline_ms,
+            "deadline": None if over else self.deadline_ms,  # between hands: the next deal
             "players": [
                 {
                     "seat": s,
                     "name": n,
                     "connected": self.presence[s],
-                    "auto_play": False,
+                    "auto_play": s in self.auto,
                     "timeouts": 0,
                 }
                 for s, n in enumerate(self.names)
             ],
             "ready": list(self.ready),
             "dissolve": self.dissolve,
+            "auto_deadline": self.auto_deadline_ms,
+            "paused_left": None,
         }
 
     def frame(self, kind: str, viewer: int | None) -> dict[str, Any]:
@@ -100,6 +106,7 @@ class FakeTable:
         }
         if kind == "snapshot":
             out["seat"] = viewer
+            out["last_settlement"] = self.last_settlement
         else:
             out["from"] = self.version - 1
             out["events"] = []
@@ -127,6 +134,16 @@ class FakeTable:
                 self.ready.append(viewer)
             self.version += 1
             self.broadcast()
+            return
+        if data["type"] == "resume":
+            self.auto.discard(viewer)
+            self.version += 1
+            self.broadcast()
+            return
+        if data["type"] == "phrase":
+            for other, _ in list(self.routes):
+                self._send(other, {"type": "phrase", "v": self.version, "seat": viewer,
+                                   "phrase": data["phrase"], "text": "不好意思，网卡了"})
             return
         if data["type"] == "dissolve_propose":
             self.propose(viewer)
@@ -189,6 +206,8 @@ class FakeTable:
         """Deal the next hand (the previous one's totals carried into the match's)."""
         if self.rnd.ended:
             totals = self.rnd.settlement().totals
+            self.last_settlement = {"hand": self.hand,
+                                    "settlement": self.rnd.settlement().to_json()}
             self.match_totals = [a + b for a, b in zip(self.match_totals, totals, strict=True)]
         self.rnd = rnd
         self.hand += 1
