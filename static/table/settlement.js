@@ -47,9 +47,17 @@ export function subtotals(st, n) {
   return out;
 }
 
-/** The seat a line concerns: a payer who was not ready, pays a 包牌 or a 查叫; else the payee. */
+/** Kinds a not-ready payer pays because of it (都匀 D18, D21; 查叫). */
+const NOT_READY_KINDS = ["chicken", "dou", "chajiao"];
+
+function paysForNotReady(st, line) {
+  return NOT_READY_KINDS.includes(line.kind) && readyOf(st, line.payer) === false;
+}
+
+/** The seat a line concerns: the payer of a 包牌, or of what a not-ready seat pays; else
+ *  the payee (the winner, the owner of the 鸡 or 豆). */
 export function concernedSeat(st, line) {
-  if (["baopai", "chajiao"].includes(line.kind) || readyOf(st, line.payer) === false) return line.payer;
+  if (line.kind === "baopai" || paysForNotReady(st, line)) return line.payer;
   return line.payee;
 }
 
@@ -72,7 +80,7 @@ export function lineWords(view, st, line) {
   const payer = playerName(view, line.payer);
   let why = "";
   if (line.kind === "baopai") why = " 包牌";
-  else if (readyOf(st, line.payer) === false) why = view.observation && view.observation.variant === "zigong" ? " 未下叫" : " 未叫牌";
+  else if (paysForNotReady(st, line)) why = view.observation && view.observation.variant === "zigong" ? " 未下叫" : " 未叫牌";
   const note = noteWords(line.note);
   return `${payer}${why}，付 ${playerName(view, line.payee)} ${categoryWords(line)} ${line.points}分${note ? `（${note}）` : ""}`;
 }

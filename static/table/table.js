@@ -239,7 +239,9 @@ function drawDialogs() {
   }
   const mine = me();
   if (mine && mine.auto_play && view.stage !== "over") {
-    layer.append(h("div", { class: "auto-banner", id: "auto-banner", role: "status" },
+    // Above my hand, in the flow of my seat's panel: nothing of mine is covered.
+    const panel = root.querySelector(".seat-panel.mine") || layer;
+    panel.prepend(h("div", { class: "auto-banner", id: "auto-banner", role: "status" },
       h("span", { class: "auto-text", text: "托管中" }), h("span", { class: "auto-hint", text: "系统正在替你出牌" }),
       h("button", { class: "act act-leave-auto", onclick: leaveAutoPlay, text: "取消托管" })));
     if (ui.resumePrompt) layer.append(resumeDialog({ onResume: leaveAutoPlay, onStay: () => ui.set({ resumePrompt: false }) }));
@@ -275,7 +277,7 @@ function drawTopbar() {
   const playing = view.observation && view.observation.phase !== "ended";
   lastButton.hidden = !((view.lastSettlement || ui.lastEnded) && playing);
   const soundButton = document.getElementById("sound-button");
-  soundButton.textContent = soundMuted() ? "声音：关" : "声音：开";
+  soundButton.textContent = soundMuted() ? "声音关" : "声音开";
   soundButton.setAttribute("aria-pressed", String(!soundMuted()));
   const m = view.match;
   const obs = view.observation;

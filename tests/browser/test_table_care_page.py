@@ -98,7 +98,7 @@ def test_settlement_subtotals_equal_its_lines_and_last_settlement_reopens_it(
     text = page.inner_text("#settlement")
     assert "→" not in text and "D2" not in text.replace("规则出处", "")
     assert "秒后开始下一局" in page.inner_text("#next-hand-countdown")
-    page.screenshot(path=str(SCREENSHOTS / f"duyun-settlement-{size}.png"))
+    page.screenshot(path=str(SCREENSHOTS / f"settlement-{size}.png"))
     # The next hand: the dialogue goes; 上局结算 brings it back with the same numbers.
     before = shown()
     nxt = duyun_round("s7")
@@ -123,7 +123,7 @@ def test_phone_rivers_are_readable_and_the_clock_shows_beside_baogang(browser, l
     assert widths and min(widths) >= 26
     fits = page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     assert fits
-    page.screenshot(path=str(SCREENSHOTS / "duyun-table-phone.png"))
+    page.screenshot(path=str(SCREENSHOTS / "rivers-phone.png"))
 
 
 def test_a_quick_phrase_shows_beside_the_seat_and_can_be_muted(browser, live_server, room):
@@ -159,9 +159,9 @@ def test_rematch_starts_a_new_match_with_the_same_four(browser, live_server):
     club = Club.objects.create(name="再来圈", invite_code="AGAIN1")
     for i, user in enumerate(users):
         Membership.objects.create(club=club, user=user, role="owner" if i == 0 else "member")
-    variant = get_variant("basic")
+    variant = get_variant("duyun")
     seats_room = Room.objects.create(
-        club=club, code="654321", variant="basic", created_by=users[0],
+        club=club, code="654321", variant="duyun", created_by=users[0],
         settings=variant.schema.validate({"hands_per_match": 4}))
     for i, user in enumerate(users):
         RoomSeat.objects.create(room=seats_room, seat=i, user=user, ready=True)
