@@ -82,7 +82,7 @@ export function lineWords(view, st, line) {
   if (line.kind === "baopai") why = " 包牌";
   else if (paysForNotReady(st, line)) why = view.observation && view.observation.variant === "zigong" ? " 未下叫" : " 未叫牌";
   const note = noteWords(line.note);
-  return `${payer}${why}，付 ${playerName(view, line.payee)} ${categoryWords(line)} ${line.points}分${note ? `（${note}）` : ""}`;
+  return `${payer}${why ? `${why}，` : " "}付 ${playerName(view, line.payee)} ${categoryWords(line)} ${line.points}分${note ? `（${note}）` : ""}`;
 }
 
 function signed(n) {

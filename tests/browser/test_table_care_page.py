@@ -92,7 +92,7 @@ def test_settlement_subtotals_equal_its_lines_and_last_settlement_reopens_it(
         "#settlement-lines li:not(.void)", "els => els.map(e => e.textContent)")
     assert len(items) == len(settlement["lines"])
     for line in settlement["lines"]:
-        words = f"，付 {NAMES[line['payee']]} "
+        words = f"付 {NAMES[line['payee']]} "
         assert any(t.startswith(NAMES[line["payer"]]) and words in t and f"{line['points']}分" in t
                    for t in items), line
     text = page.inner_text("#settlement")

@@ -261,7 +261,7 @@ def test_fanji_reveal_then_settlement_in_words(browser, live_server, room):
     page.wait_for_selector("#settlement", timeout=8000)
     text = page.inner_text("#settlement")
     for line in settlement["lines"]:
-        assert f"，付 {NAMES[line['payee']]} " in text and f"{line['points']}分" in text
+        assert f"付 {NAMES[line['payee']]} " in text and f"{line['points']}分" in text
     assert "→" not in text
     assert "胡" in page.inner_text("#settlement .summary .result")
     totals = page.eval_on_selector_all(
@@ -335,9 +335,9 @@ def test_zigong_settlement_has_fan_not_chickens(browser, live_server, room):
     text = page.inner_text("#settlement")
     payer, payee = NAMES[fan_line["payer"]], NAMES[fan_line["payee"]]
     category = fan_line["category"].removeprefix("牌型:")
-    assert f"{payer}，付 {payee} {category} {fan_line['points']}分（{note}）" in text
+    assert f"{payer} 付 {payee} {category} {fan_line['points']}分（{note}）" in text
     for line in settlement["lines"]:
-        assert f"，付 {NAMES[line['payee']]} " in text and f"{line['points']}分" in text
+        assert f"付 {NAMES[line['payee']]} " in text and f"{line['points']}分" in text
     # 查叫 at the wall's end: who was ready (下叫) and who was not.
     for seat, p in enumerate(settlement["players"]):
         cell = page.inner_text(f'#settlement table.players tbody tr[data-seat="{seat}"] td.ready')
