@@ -96,8 +96,10 @@ class FakeTable:
             "paused_left": None,
         }
 
-    def frame(self, kind: str, viewer: int | None) -> dict[str, Any]:
-        """A snapshot or update frame for ``viewer``."""
+    def frame(
+        self, kind: str, viewer: int | None, events: list[dict[str, Any]] | None = None
+    ) -> dict[str, Any]:
+        """A snapshot or update frame for ``viewer`` (an update with ``events``)."""
         out: dict[str, Any] = {
             "type": kind,
             "v": self.version,
@@ -109,7 +111,7 @@ class FakeTable:
             out["last_settlement"] = self.last_settlement
         else:
             out["from"] = self.version - 1
-            out["events"] = []
+            out["events"] = [{**e, "v": self.version} for e in events or []]
         return out
 
     def _send(self, ws: Any, frame: dict[str, Any]) -> None:
@@ -175,10 +177,10 @@ class FakeTable:
         for ws, _ in list(self.routes):
             self._send(ws, UNAVAILABLE)
 
-    def broadcast(self) -> None:
-        """Send every watching page its update."""
+    def broadcast(self, events: list[dict[str, Any]] | None = None) -> None:
+        """Send every watching page its update (with the table's ``events``)."""
         for ws, viewer in list(self.routes):
-            self._send(ws, self.frame("update", viewer))
+            self._send(ws, self.frame("update", viewer, events))
 
     def propose(self, seat: int) -> None:
         """解散 proposed by ``seat`` (who agrees by proposing)."""
@@ -194,13 +196,16 @@ class FakeTable:
         """A vote on the open proposal: any refusal ends it, all agreeing dissolves."""
         assert self.dissolve is not None
         self.dissolve["votes"][str(seat)] = agree
+        events = [{"type": "dissolve_vote", "seat": seat, "agree": agree}]
         if not agree:
             self.dissolve = None
+            events.append({"type": "dissolve_failed", "seat": seat, "reason": "refused"})
         elif len(self.dissolve["votes"]) == self.rnd.players:
             self.dissolve = None
             self.status = "dissolved"
+            events.append({"type": "dissolve_passed"})
         self.version += 1
-        self.broadcast()
+        self.broadcast(events)
 
     def next_hand(self, rnd: Round) -> None:
         """Deal the next hand (the previous one's totals carried into the match's)."""

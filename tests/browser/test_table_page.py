@@ -407,9 +407,13 @@ def test_dissolve_vote_refused_then_passed(browser, live_server, room):
     # The proposer has voted by proposing: no buttons for them.
     assert proposer.locator("#dissolve .act-agree").count() == 0
     assert "剩余" in voter.inner_text("#dissolve-countdown")
+    # The vote is a bar over the table, which stays usable: my tiles can still be clicked.
+    assert voter.locator("#dissolve-backdrop").count() == 0
     voter.click("#dissolve .act-refuse")
     for page in (proposer, voter):
         page.wait_for_selector("#dissolve", state="detached")
+    # Everyone is told who refused.
+    proposer.wait_for_selector("#toast:has-text('李四 拒绝解散，牌局继续')")
     assert {"viewer": 1, "type": "dissolve_vote", "agree": False} in table.sent
     assert table.status == "playing"
     # Again: this time every seat agrees and the match ends with the standings.
@@ -423,7 +427,7 @@ def test_dissolve_vote_refused_then_passed(browser, live_server, room):
     for page in (proposer, voter):
         page.wait_for_selector("#standings")
         assert "已解散" in page.inner_text("#standings")
-        assert "解散原因" in page.inner_text("#standings")
+        assert "解散原因：全体同意解散" in page.inner_text("#standings")
         assert page.locator("#dissolve").count() == 0
 
 
