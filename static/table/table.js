@@ -115,7 +115,8 @@ const conn = new Connection(config.ws, {
     }
     if (obs && obs.phase !== "ended") ui.readySent = false;
     if (obs && obs.phase === "ended" && obs.result) ui.lastEnded = { hand: view.match && view.match.hand, observation: obs };
-    onEvents(msg.events || []);
+    // A catch-up's missed events are old news: no sounds or notices for them.
+    onEvents(msg.events || [], msg.type === "update");
     if ((msg.type === "snapshot" || msg.type === "catchup") && !ui.askedResume) {
       ui.askedResume = true;
       ui.resumePrompt = !!(me() && me().auto_play);
@@ -136,16 +137,18 @@ function myTurn() {
   return !!(obs && obs.phase !== "ended" && obs.me && (obs.me.legal || []).length);
 }
 
-/** Sounds and notices for the events of a frame: 碰 杠 胡, a failed vote, 解散. */
-function onEvents(events) {
+/** Sounds and notices for the events of a live frame: 碰 杠 胡, a failed vote; and why a
+ *  match was dissolved, from any frame. */
+function onEvents(events, live) {
   for (const e of events) {
+    if (e.type === "dissolve_passed") ui.dissolveReason = DISSOLVE_REASONS.dissolve_passed;
+    if (e.type === "dissolve_forced") ui.dissolveReason = DISSOLVE_REASONS[e.reason] || "解散";
+    if (!live) continue;
     const sound = soundOf(e);
     if (sound) play(sound);
     if (e.type === "dissolve_failed") {
       toast(e.reason === "refused" ? `${playerName(view, e.seat)} 拒绝解散，牌局继续` : "解散投票超时，牌局继续");
     }
-    if (e.type === "dissolve_passed") ui.dissolveReason = DISSOLVE_REASONS.dissolve_passed;
-    if (e.type === "dissolve_forced") ui.dissolveReason = DISSOLVE_REASONS[e.reason] || "解散";
     if (e.type === "clock_paused" && e.reason === "offline") toast("全员离线，暂停计时");
   }
 }

@@ -407,8 +407,13 @@ def test_dissolve_vote_refused_then_passed(browser, live_server, room):
     # The proposer has voted by proposing: no buttons for them.
     assert proposer.locator("#dissolve .act-agree").count() == 0
     assert "剩余" in voter.inner_text("#dissolve-countdown")
-    # The vote is a bar over the table, which stays usable: my tiles can still be clicked.
+    # The vote is a bar over the table, which stays usable: nothing covers my tiles.
     assert voter.locator("#dissolve-backdrop").count() == 0
+    bar = voter.locator("#dissolve").bounding_box()
+    hand = voter.locator("#my-hand").bounding_box()
+    assert bar is not None and hand is not None and bar["y"] + bar["height"] < hand["y"]
+    proposer.screenshot(path=str(SCREENSHOTS / "dissolve-vote-phone.png"))
+    voter.screenshot(path=str(SCREENSHOTS / "dissolve-vote-desktop.png"))
     voter.click("#dissolve .act-refuse")
     for page in (proposer, voter):
         page.wait_for_selector("#dissolve", state="detached")
