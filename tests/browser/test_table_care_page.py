@@ -181,6 +181,12 @@ def test_rematch_starts_a_new_match_with_the_same_four(browser, live_server):
     assert rows == first.hands_played == 4
     pages[0].screenshot(path=str(SCREENSHOTS / "standings-phone.png"), full_page=True)
     pages[1].screenshot(path=str(SCREENSHOTS / "standings-desktop.png"), full_page=True)
+    # The room shows that result, not the seats still marked 已准备.
+    lobby = pages[0].context.new_page()
+    lobby.goto(f"{live_server.url}/rooms/{seats_room.code}/")
+    assert lobby.is_visible("#last-result #standings-table") and lobby.is_hidden("#seats")
+    lobby.screenshot(path=str(SCREENSHOTS / "room-last-result-phone.png"), full_page=True)
+    lobby.close()
     for page in pages[:3]:
         page.click("#rematch-button")
         page.wait_for_url(f"**/rooms/{seats_room.code}/")
