@@ -129,9 +129,9 @@ PHRASES = {
     "sorry": "不好意思，手滑了",
     "again": "再来一局！",
     "bye": "有事先走，下次再玩",
+    "wow": "厉害厉害！",
     "smile": "😄",
     "cry": "😭",
-    "thumb": "👍",
     "angry": "😠",
 }
 """The quick phrases and emotes (快捷语) a seat may send, by id; there is no free text."""
