@@ -15,7 +15,7 @@ from majiang import get_variant
 from . import test_table_page
 from .conftest import DESKTOP, PHONE, SCREENSHOTS
 from .fake_table import NAMES, FakeTable
-from .test_table_page import duyun_round, open_page
+from .test_table_page import baogang_case3_round, duyun_round, open_page, zigong_room
 
 room = test_table_page.room  # the four-seat 都匀 room fixture
 
@@ -112,7 +112,7 @@ def test_settlement_subtotals_equal_its_lines_and_last_settlement_reopens_it(
     page.wait_for_selector("#settlement", state="detached")
 
 
-def test_phone_rivers_are_readable_and_the_clock_shows_beside_baogang(browser, live_server, room):
+def test_phone_rivers_are_readable(browser, live_server, room):
     table = FakeTable(duyun_round())
     table.play_until(lambda r: sum(len(s.river) for s in r.seats) >= 16 and r.turn == 0
                      and r.window is None)
@@ -124,6 +124,21 @@ def test_phone_rivers_are_readable_and_the_clock_shows_beside_baogang(browser, l
     fits = page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     assert fits
     page.screenshot(path=str(SCREENSHOTS / "rivers-phone.png"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_baogang_sheet_leaves_the_clock_in_sight(browser, live_server, room, size):
+    """Z20: while the 报杠 panel is open the turn's clock runs; it must stay visible."""
+    zigong_room(room)
+    table = FakeTable(baogang_case3_round())
+    page = open_page(browser, live_server, room["users"][1], table, 1, size=SIZES[size])
+    page.click("#actions .act-declare:has-text('报叫')")
+    page.wait_for_selector("#baogang input[type=checkbox]")
+    sheet = page.locator("#baogang").bounding_box()
+    clock = page.locator("#countdown").bounding_box()
+    assert sheet is not None and clock is not None
+    assert clock["y"] + clock["height"] <= sheet["y"], (clock, sheet)
+    assert page.locator("#baogang-backdrop").count() == 0
 
 
 def test_a_quick_phrase_shows_beside_the_seat_and_can_be_muted(browser, live_server, room):
