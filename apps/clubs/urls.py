@@ -72,4 +72,5 @@ urlpatterns = [
     path("rooms/<str:code>/stand/", views_rooms.room_stand, name="stand"),
     path("rooms/<str:code>/ready/", views_rooms.room_ready, name="ready"),
     path("rooms/<str:code>/close/", views_rooms.room_close, name="close"),
+    path("rooms/<str:code>/rematch/", views_rooms.room_rematch, name="rematch"),
 ]

@@ -23,7 +23,7 @@ from majiang.variants import VARIANTS
 from . import selectors, share
 from .errors import ActionForbidden, ClubNotFound, InvalidInputError
 from .forms import NameForm, RoomForm, SettingsForm, show_service_errors
-from .models import Club, Membership, RuleTemplate
+from .models import Club, Membership, Room, RuleTemplate
 from .services import rooms as room_services
 from .services import templates as template_services
 from .views import join_page, page_not_found, run_action
@@ -218,6 +218,7 @@ def room_lobby(request: HttpRequest, code: str) -> HttpResponse:
             if role in MANAGERS
             else None,
             "variant": VARIANTS.get(room.variant),
+            "last_result": _last_result(room),
         },
     )
 
@@ -275,6 +276,15 @@ def _options_text(setting: Setting) -> str:
     return f"{setting.minimum} 到 {setting.maximum}"
 
 
+def _last_result(room: Room) -> dict[str, Any] | None:
+    """A closed room's last match result, shown instead of its seats."""
+    from apps.matches.selectors import room_last_result  # noqa: PLC0415 (matches reads clubs)
+    from apps.table.views_result import standings_context  # noqa: PLC0415
+
+    standings = room_last_result(room)
+    return standings_context(standings) if standings is not None else None
+
+
 def _room_post(action_name: str) -> Any:
     """A logged-in POST action on a room of one of the user's clubs (404 otherwise)."""
 
@@ -304,6 +314,13 @@ def _room_post(action_name: str) -> Any:
                 "",
                 back,
             )
+        if action_name == "rematch":
+            return run_action(
+                request,
+                lambda: room_services.room_rematch(room=room, user=request.user),
+                "已确认再来一场，等待其他玩家确认",
+                back,
+            )
         return run_action(
             request,
             lambda: room_services.room_close(room=room, actor=request.user),
@@ -320,3 +337,4 @@ room_sit = _room_post("sit")
 room_stand = _room_post("stand")
 room_ready = _room_post("ready")
 room_close = _room_post("close")
+room_rematch = _room_post("rematch")

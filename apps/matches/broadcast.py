@@ -31,6 +31,8 @@ UPDATE_EVENT = "table.update"
 MATCH_STARTED_EVENT = "table.match_started"
 PRESENCE_EVENT = "table.presence"
 """Sent by a table connection itself (see ``consumers``) when a seat's presence changes."""
+PHRASE_EVENT = "table.phrase"
+"""Sent by a table connection when its seat sends a quick phrase (快捷语)."""
 
 T = TypeVar("T")
 _match_locks: weakref.WeakKeyDictionary[

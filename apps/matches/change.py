@@ -26,11 +26,11 @@ from django.utils import timezone
 
 from majiang import Round
 
-from . import broadcast, frames, state
+from . import broadcast, frames, pause, state
+from .frames import AUTO_PLAY_DELAY
 from .models import Hand, Match, MatchEvent, MatchPlayer
 
-AUTO_PLAY_DELAY = timedelta(seconds=1)
-"""How long a seat in 托管 takes to act."""
+__all__ = ["AUTO_PLAY_DELAY", "MatchChange", "moment_of"]
 
 
 @dataclass
@@ -86,18 +86,24 @@ class MatchChange:
         return entry
 
     def start_decision(self, seconds: float) -> None:
-        """A new decision point opens now, with ``seconds`` to decide."""
+        """A new decision point opens now, with ``seconds`` to decide (kept for later
+        while the clock is paused)."""
         self.new_decision = True
+        if self.match.paused_left_ms is not None:
+            self.match.paused_left_ms = seconds * 1000
+            return
         self.match.deadline = self.now + timedelta(seconds=seconds)
 
     def next_due(self) -> datetime | None:
         """When something next falls due: the deadline, a seat in 托管 that must act, or
-        the dissolve vote's end."""
+        the dissolve vote's end, or an offline table's pause or dissolution."""
         match = self.match
         if match.status != Match.Status.PLAYING:
             return None
         due = [match.deadline] if match.deadline is not None else []
-        if match.stage == Match.Stage.HAND and self.rnd is not None:
+        due += pause.offline_due(match)
+        if (match.stage == Match.Stage.HAND and self.rnd is not None
+                and match.paused_left_ms is None):
             auto = {p.seat for p in self.players if p.auto_play}
             if auto & set(self.rnd.pending()):
                 due.append(self.now + AUTO_PLAY_DELAY)
@@ -108,11 +114,12 @@ class MatchChange:
     def save(self) -> None:
         """Write the log, the match row and the changed seats; after the commit, cache the
         state and send the update. A change that logged nothing still stores its next due
-        moment (a timer that found nothing to do)."""
+        moment (a timer that found nothing to do) and whether the table is offline."""
         match = self.match
         match.timer_due = self.next_due()
         if not self.entries:
-            Match.objects.filter(pk=match.pk).update(timer_due=match.timer_due)
+            Match.objects.filter(pk=match.pk).update(
+                timer_due=match.timer_due, offline_since=match.offline_since)
             self._checkin_on_commit()
             return
         match.changed_at = self.now
@@ -143,7 +150,7 @@ class MatchChange:
 _MATCH_FIELDS = [
     "status", "stage", "hands_played", "dealer", "streak", "totals", "version",
     "decision_version", "changed_at", "deadline", "timer_due", "ready_seats", "dissolve_vote",
-    "finished_at",
+    "finished_at", "offline_since", "paused_left_ms",
 ]
 
 

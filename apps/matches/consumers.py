@@ -37,7 +37,14 @@ from redis.exceptions import RedisError
 from apps.accounts.services import LAST_SEEN_EVERY, user_last_seen_update
 
 from . import broadcast, presence, selectors, services
-from .protocol import MAX_MESSAGE_BYTES, MatchError, decode_message, encode_frame
+from .protocol import (
+    MAX_MESSAGE_BYTES,
+    PHRASES,
+    MatchError,
+    decode_message,
+    encode_frame,
+    parse_phrase,
+)
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
@@ -45,6 +52,8 @@ CLOSE_NO_ROOM = 4404
 CLOSE_INTERNAL_ERROR = 1011
 UNAVAILABLE_MESSAGE = "服务器暂时无法保存操作，正在重连，请稍后再试"
 """Sent with the ``unavailable`` error when the database cannot be reached."""
+PHRASE_EVERY_SECONDS = 3.0
+"""A seat may send one quick phrase this often (a burst of two)."""
 VERSION_CHECK_SECONDS = 5.0
 """A connection that forwarded nothing for this long checks that it has missed nothing."""
 
@@ -119,6 +128,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self.order = asyncio.Lock()
         self.bucket = TokenBucket(self.messages_per_second, self.message_burst)
         self.limited_notice_at = 0.0
+        self.phrases = TokenBucket(1 / PHRASE_EVERY_SECONDS, 2)
         await self.accept()
         if self.seat is not None:
             await _read(partial(user_last_seen_update, user_id=user.pk))
@@ -161,6 +171,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self._resync_in_order(since)
         if came_online:
             await self._presence_broadcast()
+            await self._note_table_presence(offline=False)
 
     async def _leave_match(self) -> None:
         """Stop following the current match: its group and this seat's presence in it."""
@@ -172,6 +183,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             )
             if went_offline:
                 await self._presence_broadcast()
+                await self._note_table_presence(offline=True)
         await self.channel_layer.group_discard(
             broadcast.match_group(self.match_id), self.channel_name
         )
@@ -254,6 +266,21 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             {"type": broadcast.PRESENCE_EVENT, "players": players},
         )
 
+    async def _note_table_presence(self, *, offline: bool) -> None:
+        """Tell the match when its last seat went offline, or its first came back; the
+        sweep pauses and later dissolves an abandoned table (:mod:`apps.matches.pause`)."""
+        assert self.match_id is not None
+        if offline:
+            connected = await _off_loop(presence.seats_connected, self.match_id, self.seats)
+            if not connected or any(connected.values()):
+                return
+        try:
+            await broadcast.call_in_order(
+                services.match_presence_note, match_id=self.match_id, offline=offline
+            )
+        except (OperationalError, InterfaceError):
+            logger.warning("match %s: could not record the table's presence", self.match_id)
+
     async def disconnect(self, code: int) -> None:
         """Give up this connection's presence (reporting a seat gone offline); leave groups."""
         if not hasattr(self, "room_id"):
@@ -307,6 +334,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if self.seat is None:
             await self._refuse(MatchError("not_seated"))
             return
+        if isinstance(content, dict) and content.get("type") == "phrase":
+            await self._phrase(content)
+            return
         try:
             await broadcast.call_in_order(
                 services.match_act, match_id=self.match_id, user_id=self.user.pk,
@@ -319,6 +349,21 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             # the commit itself; the client's ``hello`` resync, which it repeats after
             # ``unavailable``, shows which.
             await self._unavailable()
+
+    async def _phrase(self, content: dict[str, Any]) -> None:
+        """Send a quick phrase to the table (not versioned, not logged)."""
+        try:
+            phrase = parse_phrase(content)
+        except MatchError as error:
+            await self._refuse(error)
+            return
+        if not self.phrases.take():
+            await self._refuse(MatchError("phrase_too_fast"))
+            return
+        await self.channel_layer.group_send(
+            broadcast.room_group(self.room_id),
+            {"type": broadcast.PHRASE_EVENT, "seat": self.seat, "phrase": phrase},
+        )
 
     async def _unavailable(self) -> None:
         logger.warning("match %s: database unavailable, message refused", self.match_id)
@@ -355,6 +400,12 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if self.match_id is not None:
             await self.send_json({"type": "presence", "v": self.version,
                                   "players": event["players"]})
+
+    async def table_phrase(self, event: dict[str, Any]) -> None:
+        """A seat's quick phrase: forward it with its text (not versioned)."""
+        if self.match_id is not None:
+            await self.send_json({"type": "phrase", "v": self.version, "seat": event["seat"],
+                                  "phrase": event["phrase"], "text": PHRASES[event["phrase"]]})
 
     async def table_match_started(self, event: dict[str, Any]) -> None:
         """A match started in this room: follow it."""

@@ -9,7 +9,7 @@ wall order) and a hand's seed before it ends are never put in a frame.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from majiang import Round
@@ -19,6 +19,9 @@ from .protocol import event_for_viewer
 
 if TYPE_CHECKING:
     from .change import MatchChange
+
+AUTO_PLAY_DELAY = timedelta(seconds=1)
+"""How long a seat in 托管 takes to act (after the last change)."""
 
 
 def epoch_ms(moment: datetime | None) -> int | None:
@@ -57,6 +60,17 @@ def table_info(
         ],
         "ready": list(match.ready_seats),
         "dissolve": match.dissolve_vote,
+        **clock_info(match),
+    }
+
+
+def clock_info(match: Match) -> dict[str, Any]:
+    """``auto_deadline``: when a pending seat in 托管 acts (its real deadline);
+    ``paused_left``: the milliseconds a paused clock has left (``None`` when running)."""
+    auto = match.stage == Match.Stage.HAND and match.paused_left_ms is None
+    return {
+        "auto_deadline": epoch_ms(match.changed_at + AUTO_PLAY_DELAY) if auto else None,
+        "paused_left": match.paused_left_ms,
     }
 
 

@@ -170,6 +170,8 @@ def hand_close(change: MatchChange) -> None:
         match.stage = Match.Stage.BETWEEN
         match.ready_seats = [p.seat for p in change.players if p.auto_play]
         change.start_decision(NEXT_HAND_SECONDS)
+        if len(match.ready_seats) == len(change.players):
+            hand_deal(change)  # every seat is in 托管, so ready: no one to wait for
 
 
 def _reveal(hand: Hand) -> dict[str, Any]:

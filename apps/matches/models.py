@@ -57,6 +57,13 @@ class Match(models.Model):
         "解散投票", null=True, blank=True,
         help_text="进行中的解散投票: proposer, votes, deadline(ms)",
     )
+    offline_since = models.DateTimeField(
+        "全员离线时刻", null=True, blank=True, help_text="全体座位离线的时刻；有人回来时清空"
+    )
+    paused_left_ms = models.IntegerField(
+        "暂停时剩余毫秒", null=True, blank=True,
+        help_text="计时暂停时（解散投票、全员离线）截止时间还剩的毫秒数",
+    )
     created_at = models.DateTimeField("开始时间", auto_now_add=True)
     finished_at = models.DateTimeField("结束时间", null=True, blank=True)
 

@@ -51,6 +51,8 @@ ERROR_MESSAGES = {
     "already_voted": "你已经投过票了",
     "not_auto_play": "你没有处于托管状态",
     "rate_limited": "操作过于频繁，请稍后再试",
+    "phrase_too_fast": "快捷语发送太频繁，请稍后再发",
+    "unknown_phrase": "没有这条快捷语",
 }
 """Chinese messages of the server's own error codes (the rules package brings its own)."""
 
@@ -118,6 +120,29 @@ def parse_client_message(data: Any) -> ClientMessage:
         raise MatchError("malformed", "agree 必须是 true 或 false")
     fields = {k: v for k, v in data.items() if k not in ("type", "v")}
     return ClientMessage(kind, version, fields)
+
+
+PHRASES = {
+    "hurry": "快点吧，等得花儿都谢了",
+    "lag": "不好意思，网卡了",
+    "nice": "打得好！",
+    "sorry": "不好意思，手滑了",
+    "again": "再来一局！",
+    "bye": "有事先走，下次再玩",
+    "wow": "厉害厉害！",
+    "smile": "😄",
+    "cry": "😭",
+    "angry": "😠",
+}
+"""The quick phrases and emotes (快捷语) a seat may send, by id; there is no free text."""
+
+
+def parse_phrase(data: Mapping[str, Any]) -> str:
+    """The id of a ``phrase`` message's quick phrase; raises :class:`MatchError`."""
+    phrase = data.get("phrase")
+    if not isinstance(phrase, str) or phrase not in PHRASES:
+        raise MatchError("unknown_phrase")
+    return phrase
 
 
 def event_to_log(event: Event) -> dict[str, Any]:

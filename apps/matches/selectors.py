@@ -79,10 +79,19 @@ def table_snapshot(match_id: int, viewer: int | None) -> dict[str, Any]:
     table = state.state_checkout(match)
     try:
         connected = presence.seats_connected(match.pk, [p.seat for p in table.players])
-        return snapshot_frame(match, table.players, table.hand, table.rnd, viewer,
-                              connected=connected)
+        frame = snapshot_frame(match, table.players, table.hand, table.rnd, viewer,
+                               connected=connected)
     finally:
         state.state_checkin(match, table)
+    frame["last_settlement"] = last_settlement(match)
+    return frame
+
+
+def last_settlement(match: Match) -> dict[str, Any] | None:
+    """The match's last settled hand, ``{hand, settlement}`` (the page's 上局结算)."""
+    hand = (match.hands.filter(settlement__isnull=False).order_by("-number")
+            .values("number", "settlement").first())
+    return None if hand is None else {"hand": hand["number"], "settlement": hand["settlement"]}
 
 
 def table_catchup(match_id: int, since: int, viewer: int | None) -> dict[str, Any]:
@@ -102,3 +111,51 @@ def table_catchup(match_id: int, since: int, viewer: int | None) -> dict[str, An
         "from": since,
         "events": viewer_events(entries.order_by("seq"), viewer),
     }
+
+
+DISSOLVE_REASONS = {
+    "dissolve_passed": "全体同意解散",
+    "offline": "全员离线太久，自动解散",
+    "admin": "管理员解散",
+}
+"""Why a match was dissolved, in words, by its logged event (or ``dissolve_forced`` reason)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Standings:
+    """A match's result: each finished hand's points per seat, the totals, 大赢家 and, for a
+    dissolved match, why."""
+
+    match: Match
+    names: list[str]
+    hands: list[tuple[int, list[int]]]
+    totals: list[int]
+    big_winners: frozenset[int]
+    dissolve_reason: str | None
+
+
+def match_standings(match: Match) -> Standings:
+    """The standings of ``match`` (finished hands only; a dissolved hand is not counted)."""
+    names = [str(p.user) for p in match.players.select_related("user").order_by("seat")]
+    hands = [(h.number, list((h.settlement or {})["totals"]))
+             for h in match.hands.filter(settlement__isnull=False).order_by("number")]
+    totals = list(match.totals)
+    top = max(totals, default=0)
+    reason = None
+    if match.status == Match.Status.DISSOLVED:
+        reason = "解散"
+        for entry in match.events.filter(kind=MatchEvent.Kind.TABLE).order_by("-seq")[:3]:
+            for logged in entry.payload["events"]:
+                event = logged["public"]
+                key = event["type"] if event["type"] == "dissolve_passed" else event.get("reason")
+                reason = DISSOLVE_REASONS.get(str(key), reason)
+    return Standings(match, names, hands, totals,
+                     frozenset(s for s, t in enumerate(totals) if top > 0 and t == top), reason)
+
+
+def room_last_result(room: Room) -> Standings | None:
+    """The standings of a closed room's last match, shown in its lobby instead of seats."""
+    match = match_current(room.pk)
+    if room.status != Room.Status.CLOSED or match is None or match.status == "playing":
+        return None
+    return match_standings(match)

@@ -6,6 +6,7 @@
 - :func:`match_timers_fire`: act on every match whose next due moment has passed (the
   sweep that Celery beat runs every second).
 - :func:`match_dissolve`: end a match at once, as a passed dissolve vote would (admin).
+- :func:`match_presence_note`: every seat went offline, or one came back (the consumers).
 
 Each checks, applies and appends to the log in one transaction; the broadcast is
 registered with ``transaction.on_commit``.
@@ -22,7 +23,7 @@ from django.utils import timezone
 from apps.clubs.models import Room
 from majiang import IllegalActionError
 
-from . import lifecycle
+from . import lifecycle, pause
 from .change import AUTO_PLAY_DELAY, MatchChange, moment_of
 from .frames import epoch_ms
 from .models import Match, MatchEvent, MatchPlayer
@@ -125,10 +126,8 @@ def _dissolve_propose(change: MatchChange, player: MatchPlayer) -> None:
         "votes": {str(player.seat): True},
         "deadline": epoch_ms(deadline),
     }
-    change.log(
-        MatchEvent.Kind.TABLE,
-        [table_event("dissolve_proposed", player.seat, deadline=epoch_ms(deadline))],
-    )
+    proposed = table_event("dissolve_proposed", player.seat, deadline=epoch_ms(deadline))
+    change.log(MatchEvent.Kind.TABLE, [proposed, *pause.clock_follow(change)])
 
 
 def _dissolve_vote(change: MatchChange, player: MatchPlayer, agree: bool) -> None:
@@ -142,8 +141,8 @@ def _dissolve_vote(change: MatchChange, player: MatchPlayer, agree: bool) -> Non
     events = [table_event("dissolve_vote", player.seat, agree=agree)]
     if not agree:
         match.dissolve_vote = None
-        events.append(table_event("dissolve_failed", reason="refused"))
-        change.log(MatchEvent.Kind.TABLE, events)
+        events.append(table_event("dissolve_failed", player.seat, reason="refused"))
+        change.log(MatchEvent.Kind.TABLE, events + pause.clock_follow(change))
         return
     match.dissolve_vote = vote
     if len(vote["votes"]) < len(change.players):
@@ -169,9 +168,11 @@ def match_timers_fire(*, limit: int = 500) -> int:
 
 def match_timeout_fire(*, match_id: int) -> bool:
     """Apply what is due at one match, if its due moment has passed; return whether it
-    acted. In order: an expired dissolve vote fails; seats in 托管 whose short delay has
-    passed, and every pending seat once the deadline has passed, get the variant's timeout
-    action; between hands, the next hand is dealt once the settlement delay has passed."""
+    acted. In order: a table offline long enough is dissolved, or its clock pauses; an
+    expired dissolve vote fails; unless the clock is paused, seats in 托管 whose short
+    delay has passed, and every pending seat once the deadline has passed, get the
+    variant's timeout action; between hands, the next hand is dealt once the settlement
+    delay has passed."""
     with transaction.atomic():
         change = MatchChange.open(match_id, skip_locked=True)
         if change is None:
@@ -181,6 +182,9 @@ def match_timeout_fire(*, match_id: int) -> bool:
                 or match.timer_due > change.now):
             change.release()
             return False
+        if _offline_step(change):
+            change.save()
+            return True
         _expire_vote(change)
         if match.stage == Match.Stage.HAND:
             _timeout_pending_seats(change)
@@ -204,6 +208,38 @@ def match_dissolve(*, match_id: int, reason: str) -> bool:
     return True
 
 
+def match_presence_note(*, match_id: int, offline: bool) -> bool:
+    """Every seat of a match in play went offline (``offline``), or one came back: record
+    it on the row, so that the sweep pauses and later dissolves an abandoned table
+    (:mod:`apps.matches.pause`). Return whether anything changed."""
+    if not Match.objects.filter(pk=match_id, status=Match.Status.PLAYING,
+                                offline_since__isnull=offline).exists():
+        return False
+    with transaction.atomic():
+        change = MatchChange.open(match_id)
+        if change is None:
+            return False
+        changed = (change.match.status == Match.Status.PLAYING
+                   and pause.offline_set(change, offline))
+        change.save()
+    return changed
+
+
+def _offline_step(change: MatchChange) -> bool:
+    """Notice an offline table, pause its clock, or dissolve it once it has been offline
+    long enough (its finished hands kept); return whether it was dissolved."""
+    pause.offline_check(change)
+    dissolve_at = pause.offline_dissolve_at(change.match)
+    if dissolve_at is not None and change.now >= dissolve_at:
+        change.log(MatchEvent.Kind.TABLE, [table_event("dissolve_forced", reason="offline")])
+        lifecycle.match_close(change, Match.Status.DISSOLVED)
+        return True
+    events = pause.clock_follow(change)
+    if events:
+        change.log(MatchEvent.Kind.TABLE, events)
+    return False
+
+
 def _past(change: MatchChange, moment: datetime | None) -> bool:
     return moment is not None and change.now >= moment
 
@@ -216,12 +252,15 @@ def _vote_expired(change: MatchChange) -> bool:
 def _expire_vote(change: MatchChange) -> None:
     if _vote_expired(change):
         change.match.dissolve_vote = None
-        change.log(MatchEvent.Kind.TABLE, [table_event("dissolve_failed", reason="expired")])
+        failed = table_event("dissolve_failed", reason="expired")
+        change.log(MatchEvent.Kind.TABLE, [failed, *pause.clock_follow(change)])
 
 
 def _timeout_pending_seats(change: MatchChange) -> None:
     rnd = change.rnd
     assert rnd is not None
+    if change.match.paused_left_ms is not None:
+        return  # the clock stands still: nothing times out
     deadline_passed = _past(change, change.match.deadline)
     auto_due = _past(change, change.match.changed_at + AUTO_PLAY_DELAY)
     players = {p.seat: p for p in change.players}

@@ -1,9 +1,13 @@
 from django.urls import path
 
 from .views import play
+from .views_result import result, result_image
 
 app_name = "table"
 
 urlpatterns = [
     path("rooms/<str:code>/play/", play, name="play"),
+    path("rooms/<str:code>/result/<int:match_id>/", result, name="result"),
+    path("rooms/<str:code>/result/<int:match_id>/image.svg", result_image,
+         name="result-image"),
 ]

@@ -3,11 +3,13 @@ room's WebSocket (``ws/rooms/<code>/``) as observations, so the HTML never holds
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, render
 
 from apps.clubs.models import Room, RoomSeat
 from apps.clubs.selectors import membership_role
 from apps.core.auth import AuthenticatedHttpRequest
+from apps.matches.protocol import PHRASES
 
 
 @login_required
@@ -28,6 +30,9 @@ def play(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
         "seat": my_seat,
         "me": str(request.user),
         "spectator": my_seat is None,
+        "phrases": PHRASES,
+        "rematch": f"/rooms/{room.code}/rematch/",
+        "csrf": get_token(request),
     }
     return render(
         request,

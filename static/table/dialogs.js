@@ -2,6 +2,7 @@
 // the dissolve vote. Each builds its content from the view and plain callbacks.
 
 import { h, playerName } from "./render.js";
+import { linesByPlayer, subtotalTable } from "./settlement.js";
 import { sortTiles, tileEl, tileName } from "./tiles.js";
 
 export const FANJI_SECONDS = 5;
@@ -27,7 +28,9 @@ export function baogangDialog(state, { onSubmit, onSkip, onToast }) {
     if (!ticked.length) { onToast("没勾选任何选项，不能报杠"); return; }
     onSubmit(ticked);
   };
-  return modal("baogang", "报杠",
+  // A sheet at the bottom of the screen, not a modal: the clock stays in sight.
+  return h("div", { class: "modal sheet", id: "baogang", role: "dialog", "aria-labelledby": "baogang-title" },
+    h("h2", { id: "baogang-title", text: "报杠" }),
     h("p", { class: "hint", text: "勾选要报杠的牌：报杠的牌出现时自动开杠；未勾选的牌本局不能杠。" }),
     h("div", { class: "ticks" }, boxes),
     h("div", { class: "buttons" },
@@ -58,12 +61,6 @@ function countsText(obj) {
 export function noteText(note) {
   if (!note) return "";
   return note.replace(/, 2\^\d+=\d+$/, "").replace(/\b([1-9][msp])\b/g, (c) => tileName(c));
-}
-
-/** "冲锋鸡: 李四 → 张三 3分"; with a note: "牌型:清一色: 李四 → 张三 8分 (清一色+2 根+1 = 3番)" */
-export function lineText(view, line) {
-  const note = line.note ? ` (${noteText(line.note)})` : "";
-  return `${line.category}: ${playerName(view, line.payer)} → ${playerName(view, line.payee)} ${line.points}分${note}`;
 }
 
 function totalCell(total) {
@@ -161,7 +158,7 @@ function finalHands(view) {
 }
 
 /** The settlement dialogue of an ended hand, shaped by the variant. */
-export function settlementDialog(view, { onReady, readyDone, matchOver, onStandings }) {
+export function settlementDialog(view, { onReady, readyDone, matchOver, onStandings, onClose }) {
   const obs = view.observation;
   const result = obs.result;
   const st = result.settlement;
@@ -183,38 +180,73 @@ export function settlementDialog(view, { onReady, readyDone, matchOver, onStandi
     if (Array.isArray(sum.luobo) && sum.luobo.length) info.append(h("dt", { text: "萝卜" }), h("dd", { class: "luobo-tiles" }, sum.luobo.map((t) => tileEl(t, "xs"))));
   }
   const table = h("div", { class: "table-wrap" }, zigong ? zigongRows(view, st) : duyunRows(view, st));
-  const lines = h("ol", { class: "lines", id: "settlement-lines" },
-    st.lines.map((l) => h("li", { class: `kind-${l.kind}`, dataset: { payer: String(l.payer), payee: String(l.payee), points: String(l.points), category: l.category, kind: l.kind }, text: lineText(view, l) })));
-  const voids = (sum.void || []).map((l) => h("li", { class: "void", text: `${lineText(view, l)} — 不计 (${l.void})` }));
   const buttons = h("div", { class: "buttons" });
-  if (matchOver) buttons.append(h("button", { class: "act act-standings", onclick: onStandings, text: "查看总成绩" }));
-  else if (view.seat !== null) {
-    buttons.append(readyDone
-      ? h("button", { class: "act", disabled: true, text: "已准备，等待其他玩家" })
-      : h("button", { class: "act act-ready", onclick: onReady, text: "准备下一局" }));
+  if (onClose) buttons.append(h("button", { class: "act act-close", onclick: onClose, text: "关闭" }));
+  else if (matchOver) buttons.append(h("button", { class: "act act-standings", onclick: onStandings, text: "查看总成绩" }));
+  else {
+    buttons.append(h("span", { class: "next-countdown", id: "next-hand-countdown" }));
+    if (view.seat !== null) {
+      buttons.append(readyDone
+        ? h("button", { class: "act", disabled: true, text: "已准备，等待其他玩家" })
+        : h("button", { class: "act act-ready", onclick: onReady, text: "准备下一局" }));
+    }
   }
-  const dlg = modal("settlement", `本局结算 · ${head}`, info, table,
+  const number = view.match && view.match.hand;
+  const dlg = modal("settlement", `${onClose ? "上局结算" : "本局结算"}${number ? ` · 第${number}局` : ""} · ${head}`, info,
+    h("h3", { text: "小计" }), subtotalTable(view, st, obs.variant, obs.players),
+    table,
     h("h3", { text: "各家手牌" }), finalHands(view),
-    h("h3", { text: "明细" }),
-    st.lines.length ? lines : h("p", { text: "无输赢" }),
-    voids.length ? h("ol", { class: "lines void" }, voids) : null,
+    h("h3", { text: "明细" }), linesByPlayer(view, st, obs.players),
     buttons);
   dlg.querySelector(".modal").classList.add(`variant-${obs.variant}`);
   return dlg;
 }
 
-/** The final standings at the end of the match. */
-export function standingsDialog(view, totals, { onLeave }) {
-  const order = totals.map((t, seat) => ({ seat, t })).sort((a, b) => b.t - a.t);
-  return modal("standings", "全场结束 · 总成绩",
-    h("ol", { class: "standings" }, order.map(({ seat, t }, i) => h("li", { dataset: { seat: String(seat) } },
-      h("span", { class: "rank", text: `第${i + 1}名` }), h("span", { class: "name", text: playerName(view, seat) }),
-      h("span", { class: `total ${t > 0 ? "plus" : t < 0 ? "minus" : ""}`, text: `${t > 0 ? "+" : ""}${t}` })))),
-    h("div", { class: "buttons" }, h("button", { class: "act", onclick: onLeave, text: "返回房间" })));
+/** A settlement known only from its JSON (上局结算 after a reload): subtotals and lines. */
+export function lastSettlementDialog(view, last, { onClose }) {
+  const n = last.settlement.totals.length;
+  return modal("settlement", `上局结算 · 第${last.hand}局`,
+    h("h3", { text: "小计" }), subtotalTable(view, last.settlement, view.variant, n),
+    h("h3", { text: "明细" }), linesByPlayer(view, last.settlement, n),
+    h("div", { class: "buttons" }, h("button", { class: "act act-close", onclick: onClose, text: "关闭" })));
 }
 
-/** The dissolve vote in progress: who proposed, who agreed, and my buttons. */
-export function dissolveDialog(view, vote, { onVote }) {
+const END_TEXT = { dissolved: "已解散", finished: "全场结束" };
+
+/** The final standings at the end of the match, with its result page and 再来一场. */
+export function standingsDialog(view, totals, { onLeave, resultUrl, rematchUrl, csrf, reason }) {
+  const order = totals.map((t, seat) => ({ seat, t })).sort((a, b) => b.t - a.t);
+  const top = Math.max(...totals);
+  const status = (view.match && view.match.status) || "finished";
+  const buttons = h("div", { class: "buttons" });
+  if (rematchUrl && view.seat !== null) {
+    buttons.append(h("form", { method: "post", action: rematchUrl, class: "inline" },
+      h("input", { type: "hidden", name: "csrfmiddlewaretoken", value: csrf }),
+      h("button", { class: "act act-rematch", type: "submit", text: "再来一场" })));
+  }
+  if (resultUrl) buttons.append(h("a", { class: "act act-result", href: resultUrl, text: "成绩详情" }));
+  buttons.append(h("button", { class: "act act-leave", onclick: onLeave, text: "返回房间" }));
+  return modal("standings", `${END_TEXT[status] || "全场结束"} · 总成绩`,
+    reason ? h("p", { class: "dissolve-reason", text: `解散原因：${reason}` }) : null,
+    h("ol", { class: "standings" }, order.map(({ seat, t }, i) => h("li", { dataset: { seat: String(seat) } },
+      h("span", { class: "rank", text: `第${i + 1}名` }), h("span", { class: "name", text: playerName(view, seat) }),
+      top > 0 && t === top ? h("span", { class: "badge big-winner", text: "大赢家" }) : null,
+      h("span", { class: `total ${t > 0 ? "plus" : t < 0 ? "minus" : ""}`, text: `${t > 0 ? "+" : ""}${t}` })))),
+    buttons);
+}
+
+/** Asked of a player who comes back to a seat in 托管. */
+export function resumeDialog({ onResume, onStay }) {
+  return modal("resume-prompt", "是否取消托管？",
+    h("p", { text: "你离开期间系统在替你出牌。" }),
+    h("div", { class: "buttons" },
+      h("button", { class: "act act-resume", onclick: onResume, text: "取消托管" }),
+      h("button", { class: "act act-stay", onclick: onStay, text: "继续托管" })));
+}
+
+/** The dissolve vote in progress, as a compact bar over the table (which stays usable and
+ *  whose clock the server has paused): who proposed, who agreed, and my buttons. */
+export function dissolveBar(view, vote, { onVote }) {
   const votes = vote.votes || {};
   const n = view.observation ? view.observation.players : view.players.length;
   const items = [];
@@ -223,9 +255,10 @@ export function dissolveDialog(view, vote, { onVote }) {
     items.push(h("li", { text: `${playerName(view, seat)}：${v === true ? "同意" : v === false ? "拒绝" : "未表态"}` }));
   }
   const mine = view.seat !== null ? (votes[view.seat] ?? votes[String(view.seat)]) : true;
-  return modal("dissolve", "解散牌局",
-    h("p", { text: `${playerName(view, vote.proposer)} 申请解散牌局，全体同意后解散。` }),
-    h("p", { class: "countdown", id: "dissolve-countdown" }),
+  return h("div", { class: "vote-bar", id: "dissolve", role: "region", "aria-label": "解散投票" },
+    h("p", { class: "vote-title" }, h("b", { text: `${playerName(view, vote.proposer)} 申请解散牌局` }),
+      h("span", { text: "，全体同意后解散（投票期间暂停计时）" }),
+      h("span", { class: "countdown", id: "dissolve-countdown" })),
     h("ul", {}, items),
     mine === undefined || mine === null ? h("div", { class: "buttons" },
       h("button", { class: "act act-agree", onclick: () => onVote(true), text: "同意" }),

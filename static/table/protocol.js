@@ -13,6 +13,9 @@ export function emptyView() {
     stage: null, // "hand" | "between" | "over"
     match: null, // the frame's `table`: {hand, hands_total, hands_played, totals, status, stage, ready, players, dissolve}
     dissolve: null, // {proposer, votes: {seat: bool}, deadline}
+    autoDeadline: null, // ms: when a pending seat in 托管 acts (its real deadline)
+    pausedLeft: null, // ms left on a paused clock (dissolve vote, table offline), or null
+    lastSettlement: null, // {hand, settlement} of the last ended hand (上局结算)
     events: [],
   };
 }
@@ -57,8 +60,14 @@ export function applyFrame(view, msg) {
         p.connected === null && known.has(p.seat) ? { ...p, connected: known.get(p.seat) } : p));
     }
     view.dissolve = table.dissolve || null;
+    view.autoDeadline = toMillis(table.auto_deadline);
+    view.pausedLeft = table.paused_left ?? null;
   }
-  if (Array.isArray(msg.events)) view.events = view.events.concat(msg.events).slice(-30);
+  if (msg.last_settlement) view.lastSettlement = msg.last_settlement;
+  if (Array.isArray(msg.events)) {
+    for (const e of msg.events) if (e.type === "settlement") view.lastSettlement = { hand: e.hand, settlement: e.settlement };
+    view.events = view.events.concat(msg.events).slice(-30);
+  }
   return "state";
 }
 
@@ -79,3 +88,5 @@ export function actionMessage(view, action, ticks) {
 export const readyNextMessage = () => ({ type: "ready_next" });
 export const dissolveProposeMessage = () => ({ type: "dissolve_propose" });
 export const dissolveVoteMessage = (agree) => ({ type: "dissolve_vote", agree });
+export const leaveAutoPlayMessage = () => ({ type: "resume" });
+export const phraseMessage = (phrase) => ({ type: "phrase", phrase });

@@ -3,13 +3,15 @@
 
 import { Connection } from "./connection.js";
 import {
-  FANJI_SECONDS, baogangDialog, dissolveDialog, fanjiDialog, settlementDialog, standingsDialog,
+  FANJI_SECONDS, baogangDialog, dissolveBar, fanjiDialog, lastSettlementDialog, resumeDialog,
+  settlementDialog, standingsDialog,
 } from "./dialogs.js";
 import {
   actionMessage, applyFrame, dissolveProposeMessage, dissolveVoteMessage, emptyView,
-  readyNextMessage, resumeMessage,
+  leaveAutoPlayMessage, phraseMessage, readyNextMessage, resumeMessage,
 } from "./protocol.js";
-import { renderTable } from "./render.js";
+import { h, playerName, renderTable } from "./render.js";
+import { play, setSoundMuted, soundMuted, soundOf } from "./sound.js";
 
 const config = JSON.parse(document.getElementById("table-config").textContent);
 const root = document.getElementById("table-root");
@@ -19,6 +21,10 @@ const toastEl = document.getElementById("toast");
 
 const view = emptyView();
 view.seat = config.seat;
+view.variant = config.variant;
+const PHRASES_MUTED = "mj-phrases-muted";
+const BUBBLE_MS = 4000;
+const DISSOLVE_REASONS = { dissolve_passed: "全体同意解散", offline: "全员离线太久，自动解散", admin: "管理员解散" };
 
 const ui = {
   kongChoice: false,
@@ -28,6 +34,13 @@ const ui = {
   fanjiShownFor: null, // the hand (by version) whose reveal was already shown
   readySent: false,
   standings: false,
+  askedResume: false, // the 是否取消托管 question was asked on this connection
+  resumePrompt: false,
+  showLast: false, // 上局结算 is open
+  lastEnded: null, // {hand, observation} of the last hand this page saw end
+  phrasesOpen: false,
+  bubbles: {}, // seat -> {text, until}
+  dissolveReason: null,
   set(patch) { Object.assign(ui, patch); draw(); },
   act(action, ticks) {
     ui.kongChoice = false;
@@ -69,11 +82,14 @@ let resyncTimer = null;
 const conn = new Connection(config.ws, {
   hello: () => resumeMessage(view),
   onStatus(status) {
+    if (status !== "open") ui.askedResume = false;
     banner.hidden = status === "open" || status === "connecting";
     banner.textContent = status === "refused" ? "无法进入牌桌" : "连接已断开，正在重新连接…";
     document.body.dataset.connection = status;
   },
   onMessage(msg) {
+    if (msg.type === "phrase") { showPhrase(msg); return; }
+    const wasMyTurn = myTurn();
     const kind = applyFrame(view, msg);
     if (kind === "error") {
       if (msg.code === "unavailable") {
@@ -98,9 +114,83 @@ const conn = new Connection(config.ws, {
       ui.declareMode = false;
     }
     if (obs && obs.phase !== "ended") ui.readySent = false;
+    if (obs && obs.phase === "ended" && obs.result) ui.lastEnded = { hand: view.match && view.match.hand, observation: obs };
+    // A catch-up's missed events are old news: no sounds or notices for them.
+    onEvents(msg.events || [], msg.type === "update");
+    if ((msg.type === "snapshot" || msg.type === "catchup") && !ui.askedResume) {
+      ui.askedResume = true;
+      ui.resumePrompt = !!(me() && me().auto_play);
+    }
+    if (!(me() && me().auto_play)) ui.resumePrompt = false;
+    if (!wasMyTurn && myTurn()) play("turn");
     draw();
   },
 });
+
+/** My seat's entry in the table's players (null for spectators). */
+function me() {
+  return view.players.find((p) => p.seat === view.seat) || null;
+}
+
+function myTurn() {
+  const obs = view.observation;
+  return !!(obs && obs.phase !== "ended" && obs.me && (obs.me.legal || []).length);
+}
+
+/** Sounds and notices for the events of a live frame: 碰 杠 胡, a failed vote; and why a
+ *  match was dissolved, from any frame. */
+function onEvents(events, live) {
+  for (const e of events) {
+    if (e.type === "dissolve_passed") ui.dissolveReason = DISSOLVE_REASONS.dissolve_passed;
+    if (e.type === "dissolve_forced") ui.dissolveReason = DISSOLVE_REASONS[e.reason] || "解散";
+    if (!live) continue;
+    const sound = soundOf(e);
+    if (sound) play(sound);
+    if (e.type === "dissolve_failed") {
+      toast(e.reason === "refused" ? `${playerName(view, e.seat)} 拒绝解散，牌局继续` : "解散投票超时，牌局继续");
+    }
+    if (e.type === "clock_paused" && e.reason === "offline") toast("全员离线，暂停计时");
+  }
+}
+
+function phrasesMuted() {
+  return localStorage.getItem(PHRASES_MUTED) === "1";
+}
+
+function showPhrase(msg) {
+  if (phrasesMuted() && msg.seat !== view.seat) return;
+  ui.bubbles[msg.seat] = { text: msg.text, until: Date.now() + BUBBLE_MS };
+  setTimeout(draw, BUBBLE_MS + 50);
+  draw();
+}
+
+function drawBubbles() {
+  const now = Date.now();
+  for (const [seat, b] of Object.entries(ui.bubbles)) {
+    if (b.until < now) { delete ui.bubbles[seat]; continue; }
+    const panel = root.querySelector(`.seat-panel[data-seat="${seat}"]`);
+    if (panel) panel.append(h("div", { class: "phrase-bubble", dataset: { seat }, text: b.text }));
+  }
+}
+
+function phrasePanel() {
+  const muted = phrasesMuted();
+  return h("div", { class: "phrase-panel", id: "phrase-panel", role: "dialog", "aria-label": "快捷语" },
+    h("div", { class: "phrase-list" }, Object.entries(config.phrases || {}).map(([id, text]) => h("button", {
+      class: "phrase", dataset: { phrase: id }, text,
+      onclick: () => { send(phraseMessage(id)); ui.set({ phrasesOpen: false }); },
+    }))),
+    h("label", { class: "phrase-mute" }, h("input", {
+      type: "checkbox", checked: muted,
+      onchange: (ev) => { localStorage.setItem(PHRASES_MUTED, ev.target.checked ? "1" : "0"); },
+    }), "屏蔽别人的快捷语"));
+}
+
+function leaveAutoPlay() {
+  ui.resumePrompt = false;
+  send(leaveAutoPlayMessage());
+  draw();
+}
 
 function send(msg) {
   if (!conn.send(msg)) toast("连接已断开，操作未发送");
@@ -134,7 +224,7 @@ function drawDialogs() {
     }
     if (Date.now() < ui.fanjiUntil) layer.append(fanjiDialog(summary));
     else if (ui.standings && matchOver) {
-      layer.append(standingsDialog(view, (view.match && view.match.totals) || obs.result.settlement.totals, { onLeave: () => { location.href = config.lobby; } }));
+      layer.append(standingsDialog(view, (view.match && view.match.totals) || obs.result.settlement.totals, standingsOptions()));
     } else {
       const readyDone = ui.readySent || (view.match && (view.match.ready || []).includes(view.seat));
       layer.append(settlementDialog(view, {
@@ -145,14 +235,53 @@ function drawDialogs() {
       }));
     }
   } else if (matchOver && view.match && view.match.totals) {
-    layer.append(standingsDialog(view, view.match.totals, { onLeave: () => { location.href = config.lobby; } }));
+    layer.append(standingsDialog(view, view.match.totals, standingsOptions()));
   }
   if (view.dissolve) {
-    layer.append(dissolveDialog(view, view.dissolve, { onVote: (agree) => send(dissolveVoteMessage(agree)) }));
+    layer.append(dissolveBar(view, view.dissolve, { onVote: (agree) => send(dissolveVoteMessage(agree)) }));
+  }
+  const mine = me();
+  if (mine && mine.auto_play && view.stage !== "over") {
+    // Above my hand, in the flow of my seat's panel: nothing of mine is covered.
+    const panel = root.querySelector(".seat-panel.mine") || layer;
+    panel.prepend(h("div", { class: "auto-banner", id: "auto-banner", role: "status" },
+      h("span", { class: "auto-text", text: "托管中" }), h("span", { class: "auto-hint", text: "系统正在替你出牌" }),
+      h("button", { class: "act act-leave-auto", onclick: leaveAutoPlay, text: "取消托管" })));
+    if (ui.resumePrompt) layer.append(resumeDialog({ onResume: leaveAutoPlay, onStay: () => ui.set({ resumePrompt: false }) }));
+  }
+  if (ui.showLast) drawLastSettlement();
+  if (ui.phrasesOpen) layer.append(phrasePanel());
+}
+
+/** 上局结算: the last hand this page saw end in full, else the last one the server keeps. */
+function drawLastSettlement() {
+  const last = view.lastSettlement;
+  const onClose = () => ui.set({ showLast: false });
+  if (ui.lastEnded && (!last || ui.lastEnded.hand === last.hand)) {
+    layer.append(settlementDialog({ ...view, observation: ui.lastEnded.observation, match: { ...view.match, hand: ui.lastEnded.hand } }, { onClose }));
+  } else if (last) {
+    layer.append(lastSettlementDialog(view, last, { onClose }));
   }
 }
 
+function standingsOptions() {
+  const status = view.match && view.match.status;
+  return {
+    onLeave: () => { location.href = config.lobby; },
+    resultUrl: view.match ? `/rooms/${config.room}/result/${view.match.match}/` : null,
+    rematchUrl: config.rematch,
+    csrf: config.csrf,
+    reason: status === "dissolved" ? (ui.dissolveReason || "解散") : null,
+  };
+}
+
 function drawTopbar() {
+  const lastButton = document.getElementById("last-settlement-button");
+  const playing = view.observation && view.observation.phase !== "ended";
+  lastButton.hidden = !((view.lastSettlement || ui.lastEnded) && playing);
+  const soundButton = document.getElementById("sound-button");
+  soundButton.textContent = soundMuted() ? "声音关" : "声音开";
+  soundButton.setAttribute("aria-pressed", String(!soundMuted()));
   const m = view.match;
   const obs = view.observation;
   document.getElementById("hand-no").textContent = m && m.hands_total ? `第${m.hand || 1}/${m.hands_total}局` : "";
@@ -161,6 +290,7 @@ function drawTopbar() {
 
 function draw() {
   renderTable(root, view, ui);
+  drawBubbles();
   drawTopbar();
   drawDialogs();
   tick();
@@ -168,13 +298,32 @@ function draw() {
   document.body.dataset.version = view.v ?? "";
 }
 
+/** The moment my seat must act by: the deadline, or sooner in 托管 (the server plays then). */
+function effectiveDeadline() {
+  const mine = me();
+  if (mine && mine.auto_play && myTurn() && view.autoDeadline) return Math.min(view.deadline || Infinity, view.autoDeadline);
+  return view.deadline;
+}
+
+let lastTickSecond = null;
 function tick() {
   const cd = document.getElementById("countdown");
   if (cd) {
-    const left = view.deadline && view.observation && view.observation.phase !== "ended"
-      ? Math.max(0, Math.ceil((view.deadline - Date.now()) / 1000)) : null;
-    cd.textContent = left === null ? "" : String(left);
-    cd.classList.toggle("urgent", left !== null && left <= 5);
+    const playing = view.observation && view.observation.phase !== "ended";
+    const deadline = effectiveDeadline();
+    const left = deadline && playing ? Math.max(0, Math.ceil((deadline - Date.now()) / 1000)) : null;
+    const paused = playing && view.pausedLeft !== null;
+    cd.textContent = paused ? "暂停" : left === null ? "" : String(left);
+    cd.classList.toggle("paused", paused);
+    cd.classList.toggle("urgent", !paused && left !== null && left <= 5);
+    const mine = me();
+    if (!paused && left !== null && left <= 5 && left > 0 && myTurn() && !(mine && mine.auto_play) && left !== lastTickSecond) play("tick");
+    lastTickSecond = left;
+  }
+  const next = document.getElementById("next-hand-countdown");
+  if (next) {
+    const left = view.stage === "between" && view.deadline ? Math.max(0, Math.ceil((view.deadline - Date.now()) / 1000)) : null;
+    next.textContent = view.pausedLeft !== null ? "计时暂停中" : left === null ? "" : `${left} 秒后开始下一局`;
   }
   const dc = document.getElementById("dissolve-countdown");
   if (dc && view.dissolve && view.dissolve.deadline) {
@@ -183,6 +332,9 @@ function tick() {
 }
 setInterval(tick, 250);
 
+document.getElementById("last-settlement-button").addEventListener("click", () => ui.set({ showLast: true }));
+document.getElementById("sound-button").addEventListener("click", () => { setSoundMuted(!soundMuted()); draw(); });
+document.getElementById("phrase-button").addEventListener("click", () => ui.set({ phrasesOpen: !ui.phrasesOpen }));
 document.getElementById("dissolve-button").addEventListener("click", () => {
   if (window.confirm("确定申请解散牌局吗？")) send(dissolveProposeMessage());
 });

@@ -44,6 +44,10 @@ class FakeTable:
         self.ready: list[int] = []
         self.dissolve: dict[str, Any] | None = None
         self.match_totals = [0] * rnd.players
+        self.auto: set[int] = set()
+        """Seats in 托管 (they act by ``auto_deadline_ms``)."""
+        self.auto_deadline_ms: int | None = None
+        self.last_settlement: dict[str, Any] | None = None
         self.outage = False
         """While set, every message is answered as a server without its database would."""
 
@@ -75,23 +79,27 @@ class FakeTable:
             "hands_total": self.hands_total,
             "hands_played": played,
             "totals": totals,
-            "deadline": None if self.rnd.ended or over else self.deadline_ms,
+            "deadline": None if over else self.deadline_ms,  # between hands: the next deal
             "players": [
                 {
                     "seat": s,
                     "name": n,
                     "connected": self.presence[s],
-                    "auto_play": False,
+                    "auto_play": s in self.auto,
                     "timeouts": 0,
                 }
                 for s, n in enumerate(self.names)
             ],
             "ready": list(self.ready),
             "dissolve": self.dissolve,
+            "auto_deadline": self.auto_deadline_ms,
+            "paused_left": None,
         }
 
-    def frame(self, kind: str, viewer: int | None) -> dict[str, Any]:
-        """A snapshot or update frame for ``viewer``."""
+    def frame(
+        self, kind: str, viewer: int | None, events: list[dict[str, Any]] | None = None
+    ) -> dict[str, Any]:
+        """A snapshot or update frame for ``viewer`` (an update with ``events``)."""
         out: dict[str, Any] = {
             "type": kind,
             "v": self.version,
@@ -100,9 +108,10 @@ class FakeTable:
         }
         if kind == "snapshot":
             out["seat"] = viewer
+            out["last_settlement"] = self.last_settlement
         else:
             out["from"] = self.version - 1
-            out["events"] = []
+            out["events"] = [{**e, "v": self.version} for e in events or []]
         return out
 
     def _send(self, ws: Any, frame: dict[str, Any]) -> None:
@@ -127,6 +136,16 @@ class FakeTable:
                 self.ready.append(viewer)
             self.version += 1
             self.broadcast()
+            return
+        if data["type"] == "resume":
+            self.auto.discard(viewer)
+            self.version += 1
+            self.broadcast()
+            return
+        if data["type"] == "phrase":
+            for other, _ in list(self.routes):
+                self._send(other, {"type": "phrase", "v": self.version, "seat": viewer,
+                                   "phrase": data["phrase"], "text": "不好意思，网卡了"})
             return
         if data["type"] == "dissolve_propose":
             self.propose(viewer)
@@ -158,10 +177,10 @@ class FakeTable:
         for ws, _ in list(self.routes):
             self._send(ws, UNAVAILABLE)
 
-    def broadcast(self) -> None:
-        """Send every watching page its update."""
+    def broadcast(self, events: list[dict[str, Any]] | None = None) -> None:
+        """Send every watching page its update (with the table's ``events``)."""
         for ws, viewer in list(self.routes):
-            self._send(ws, self.frame("update", viewer))
+            self._send(ws, self.frame("update", viewer, events))
 
     def propose(self, seat: int) -> None:
         """解散 proposed by ``seat`` (who agrees by proposing)."""
@@ -177,18 +196,23 @@ class FakeTable:
         """A vote on the open proposal: any refusal ends it, all agreeing dissolves."""
         assert self.dissolve is not None
         self.dissolve["votes"][str(seat)] = agree
+        events = [{"type": "dissolve_vote", "seat": seat, "agree": agree}]
         if not agree:
             self.dissolve = None
+            events.append({"type": "dissolve_failed", "seat": seat, "reason": "refused"})
         elif len(self.dissolve["votes"]) == self.rnd.players:
             self.dissolve = None
             self.status = "dissolved"
+            events.append({"type": "dissolve_passed"})
         self.version += 1
-        self.broadcast()
+        self.broadcast(events)
 
     def next_hand(self, rnd: Round) -> None:
         """Deal the next hand (the previous one's totals carried into the match's)."""
         if self.rnd.ended:
             totals = self.rnd.settlement().totals
+            self.last_settlement = {"hand": self.hand,
+                                    "settlement": self.rnd.settlement().to_json()}
             self.match_totals = [a + b for a, b in zip(self.match_totals, totals, strict=True)]
         self.rnd = rnd
         self.hand += 1

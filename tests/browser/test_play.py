@@ -368,10 +368,14 @@ def shown_settlement(page: Any) -> dict[str, Any]:
     """What the settlement dialogue shows: its lines, totals and winners."""
     return page.evaluate(
         """() => ({
-            lines: [...document.querySelectorAll('#settlement-lines li')].map(e =>
+            lines: [...document.querySelectorAll('#settlement-lines li:not(.void)')].map(e =>
                 [+e.dataset.payer, +e.dataset.payee, e.dataset.category, +e.dataset.points]),
+            words: [...document.querySelectorAll('#settlement-lines li:not(.void)')]
+                .map(e => e.textContent),
             totals: [...document.querySelectorAll('#settlement table.players td.total')]
                 .map(e => +e.dataset.total),
+            subtotals: [...document.querySelectorAll('#settlement-subtotals td.sub-total')]
+                .map(e => +e.dataset.value),
             won: [...document.querySelectorAll('#settlement table.players tbody tr')]
                 .map(e => e.querySelector('td.won').textContent.startsWith('胡')),
             text: document.querySelector('#settlement').innerText,
@@ -462,11 +466,16 @@ def test_four_players_play_until_a_hand_is_won(browser, server, variant):
         assert [points for _, points, _ in results] == stored["totals"]
         for page in players:
             shown = shown_settlement(page)
-            assert shown["lines"] == lines
+            # Each line once, grouped under the player it concerns; the subtotals by kind add
+            # up to what the ledger booked.
+            assert sorted(shown["lines"]) == sorted(lines)
             assert shown["totals"] == [points for _, points, _ in results]
+            assert shown["subtotals"] == [points for _, points, _ in results]
             assert shown["won"] == [won for _, _, won in results]
             for payer, payee, _category, points in lines:
-                assert f"{NAMES[payer]} → {NAMES[payee]} {points}分" in shown["text"]
+                assert any(w.startswith(NAMES[payer]) and f"付 {NAMES[payee]} " in w
+                           and f"{points}分" in w for w in shown["words"])
+            assert "→" not in shown["text"]
         if variant == "duyun" and stored["summary"].get("fanji"):
             # 翻鸡: the turned tile was shown (for a few seconds) before the settlement.
             assert fanji == {stored["summary"]["fanji"]}
@@ -489,13 +498,13 @@ def test_four_players_play_until_a_hand_is_won(browser, server, variant):
     text = players[0].inner_text("#settlement")
     assert "胡" in players[0].inner_text("#settlement .summary .result")
     if variant == "zigong":
-        assert "鸡" not in players[0].inner_text("#settlement thead")
+        assert "鸡" not in players[0].inner_text("#settlement table.players thead")
         for seat in winners:
-            row = f'#settlement tbody tr[data-seat="{seat}"]'
+            row = f'#settlement table.players tbody tr[data-seat="{seat}"]'
             assert players[0].locator(f"{row} td.win-tile .tile").count() == 1
             assert players[0].inner_text(f"{row} td.fan").strip() != "—"
     else:
-        assert "鸡" in players[0].inner_text("#settlement thead")
+        assert "鸡" in players[0].inner_text("#settlement table.players thead")
     # Every seat's final hand is laid open in the dialogue.
     hands = players[0].eval_on_selector_all(
         "#final-hands li", "els => els.map(e => e.querySelectorAll('.tile').length)"

@@ -261,14 +261,16 @@ def test_fanji_reveal_then_settlement_in_words(browser, live_server, room):
     page.wait_for_selector("#settlement", timeout=8000)
     text = page.inner_text("#settlement")
     for line in settlement["lines"]:
-        assert f"{NAMES[line['payer']]} → {NAMES[line['payee']]} {line['points']}分" in text
+        assert f"付 {NAMES[line['payee']]} " in text and f"{line['points']}分" in text
+    assert "→" not in text
     assert "胡" in page.inner_text("#settlement .summary .result")
     totals = page.eval_on_selector_all(
         "#settlement td.total", "els => els.map(e => +e.dataset.total)"
     )
     assert totals == settlement["totals"]
     # D23: dealer, streak, the turned tile, the chicken tiles and the stake; 鸡/豆 by kind.
-    heads = page.eval_on_selector_all("#settlement thead th", "els => els.map(e => e.textContent)")
+    heads = page.eval_on_selector_all(
+        "#settlement table.players thead th", "els => els.map(e => e.textContent)")
     assert heads == ["玩家", "听牌", "胡牌", "鸡", "豆", "得分", "×底注"]
     assert page.get_attribute("#settlement .summary .fanji .tile", "data-tile") == turned
     chickens = page.eval_on_selector_all(
@@ -276,7 +278,7 @@ def test_fanji_reveal_then_settlement_in_words(browser, live_server, room):
     )
     assert chickens == settlement["summary"]["chicken_tiles"]
     for p in settlement["players"]:
-        row = f'#settlement tbody tr[data-seat="{p["seat"]}"]'
+        row = f'#settlement table.players tbody tr[data-seat="{p["seat"]}"]'
         ji = page.inner_text(f"{row} td.ji")
         for kind, n in p["ji"].items():
             assert f"{kind}×{n}" in ji
@@ -313,10 +315,11 @@ def test_zigong_settlement_has_fan_not_chickens(browser, live_server, room):
     page = open_page(browser, live_server, room["users"][0], table, 0)
     page.wait_for_selector("#settlement")
     assert page.locator("#fanji").count() == 0
-    heads = page.eval_on_selector_all("#settlement thead th", "els => els.map(e => e.textContent)")
+    heads = page.eval_on_selector_all(
+        "#settlement table.players thead th", "els => els.map(e => e.textContent)")
     assert heads == ["玩家", "下叫", "胡牌", "胡的牌", "番型", "得分"]
     assert page.locator("#settlement td.ji, #settlement td.dou").count() == 0
-    row = f'#settlement tbody tr[data-seat="{win.seat}"]'
+    row = f'#settlement table.players tbody tr[data-seat="{win.seat}"]'
     assert page.get_attribute(f"{row} td.win-tile .tile", "data-tile") == win.tile.code
     assert page.inner_text(f"{row} td.won").startswith("胡")
     # Z11: the 番型 cell comes from the winner's line of kind "pattern", category and breakdown.
@@ -328,15 +331,16 @@ def test_zigong_settlement_has_fan_not_chickens(browser, live_server, room):
     kinds = page.eval_on_selector_all(
         "#settlement-lines li", "els => els.map(e => [e.dataset.kind, e.className])"
     )
-    assert kinds == [[ln["kind"], f"kind-{ln['kind']}"] for ln in settlement["lines"]]
+    assert sorted(kinds) == sorted([ln["kind"], f"kind-{ln['kind']}"] for ln in settlement["lines"])
     text = page.inner_text("#settlement")
     payer, payee = NAMES[fan_line["payer"]], NAMES[fan_line["payee"]]
-    assert f"{fan_line['category']}: {payer} → {payee} {fan_line['points']}分 ({note})" in text
+    category = fan_line["category"].removeprefix("牌型:")
+    assert f"{payer} 付 {payee} {category} {fan_line['points']}分（{note}）" in text
     for line in settlement["lines"]:
-        assert f"{NAMES[line['payer']]} → {NAMES[line['payee']]} {line['points']}分" in text
+        assert f"付 {NAMES[line['payee']]} " in text and f"{line['points']}分" in text
     # 查叫 at the wall's end: who was ready (下叫) and who was not.
     for seat, p in enumerate(settlement["players"]):
-        cell = page.inner_text(f'#settlement tbody tr[data-seat="{seat}"] td.ready')
+        cell = page.inner_text(f'#settlement table.players tbody tr[data-seat="{seat}"] td.ready')
         if p["won"]:
             assert cell.startswith("已胡")
         elif p["ready"] is not None:
@@ -403,9 +407,18 @@ def test_dissolve_vote_refused_then_passed(browser, live_server, room):
     # The proposer has voted by proposing: no buttons for them.
     assert proposer.locator("#dissolve .act-agree").count() == 0
     assert "剩余" in voter.inner_text("#dissolve-countdown")
+    # The vote is a bar over the table, which stays usable: nothing covers my tiles.
+    assert voter.locator("#dissolve-backdrop").count() == 0
+    bar = voter.locator("#dissolve").bounding_box()
+    hand = voter.locator("#my-hand").bounding_box()
+    assert bar is not None and hand is not None and bar["y"] + bar["height"] < hand["y"]
+    proposer.screenshot(path=str(SCREENSHOTS / "dissolve-vote-phone.png"))
+    voter.screenshot(path=str(SCREENSHOTS / "dissolve-vote-desktop.png"))
     voter.click("#dissolve .act-refuse")
     for page in (proposer, voter):
         page.wait_for_selector("#dissolve", state="detached")
+    # Everyone is told who refused.
+    proposer.wait_for_selector("#toast:has-text('李四 拒绝解散，牌局继续')")
     assert {"viewer": 1, "type": "dissolve_vote", "agree": False} in table.sent
     assert table.status == "playing"
     # Again: this time every seat agrees and the match ends with the standings.
@@ -418,7 +431,8 @@ def test_dissolve_vote_refused_then_passed(browser, live_server, room):
     assert table.status == "dissolved"
     for page in (proposer, voter):
         page.wait_for_selector("#standings")
-        assert "全场结束" in page.inner_text("#standings")
+        assert "已解散" in page.inner_text("#standings")
+        assert "解散原因：全体同意解散" in page.inner_text("#standings")
         assert page.locator("#dissolve").count() == 0
 
 

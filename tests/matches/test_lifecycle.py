@@ -94,7 +94,8 @@ def test_one_refusal_fails_the_vote(make_table: Any) -> None:
         act(table, 1, type="dissolve_propose")
     act(table, 1, type="dissolve_vote", agree=True)
     act(table, 2, type="dissolve_vote", agree=False)
-    assert last_events(table) == ["dissolve_vote", "dissolve_failed"]
+    # The refusal names who refused; the clock the vote paused runs again.
+    assert last_events(table) == ["dissolve_vote", "dissolve_failed", "clock_resumed"]
     match = table.match
     assert match.status == Match.Status.PLAYING and match.dissolve_vote is None
     with pytest.raises(MatchError, match="no_vote"):
@@ -111,7 +112,8 @@ def test_an_unanswered_vote_expires_by_timer(make_table: Any, celery_worker: Ser
     match.save(update_fields=["dissolve_vote", "timer_due"])
     wait_until(lambda: Match.objects.get(pk=match.pk).dissolve_vote is None)
     failed = MatchEvent.objects.get(match=match, seq=match.version + 1).payload["events"]
-    assert failed == [{"public": {"type": "dissolve_failed", "reason": "expired"}}]
+    assert failed[0] == {"public": {"type": "dissolve_failed", "reason": "expired"}}
+    assert failed[1]["public"]["type"] == "clock_resumed"
     assert table.match.status == Match.Status.PLAYING
 
 

@@ -22,6 +22,8 @@ def test_defaults() -> None:
         "turn_seconds": 15,
         "timeout_takes_win": True,
         "auto_play_after": 2,
+        "offline_pause_seconds": 60,
+        "offline_dissolve_seconds": 600,
     }
     assert BASIC.schema.validate({"players": 3})["players"] == 3
 

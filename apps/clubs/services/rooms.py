@@ -181,6 +181,33 @@ def room_ready_set(*, room: Room, user: User, ready: bool) -> RoomSeat:
     return seat
 
 
+def room_rematch(*, room: Room, user: User) -> RoomSeat:
+    """再来一场: a player of the room's finished match confirms another one with the same
+    seats and settings. The first confirmation opens the room again with every seat not
+    ready; each player's confirmation marks them ready, and the last starts the match
+    (:data:`~apps.clubs.signals.room_all_ready`)."""
+    with transaction.atomic():
+        room = Room.objects.select_for_update().select_related("club").get(pk=room.pk)
+        require_member(room.club, user)
+        seat = RoomSeat.objects.filter(room=room, user=user).first()
+        if seat is None:
+            raise InvalidInputError({NON_FIELD: "你不在这一桌，不能再来一场"})
+        if room.status == Room.Status.PLAYING:
+            raise InvalidInputError({NON_FIELD: "新的一场已经开始"})
+        if room.status == Room.Status.CLOSED:
+            if not room.club.is_open:
+                raise InvalidInputError({NON_FIELD: "亲友圈已打烊，暂停开新房间"})
+            elsewhere = RoomSeat.objects.filter(
+                room__status__in=ACTIVE_STATUSES, user__in=room.seats.values("user")
+            ).exclude(room=room)
+            if elsewhere.exists():
+                raise InvalidInputError({NON_FIELD: "有玩家已在其他房间入座，不能再来一场"})
+            RoomSeat.objects.filter(room=room).update(ready=False)
+            room.status, room.closed_at = Room.Status.WAITING, None
+            room.save(update_fields=["status", "closed_at"])
+    return room_ready_set(room=room, user=user, ready=True)
+
+
 def seats_release_for_leaver(*, club: Club, user: User) -> None:
     """Stand a leaving member up from the club's waiting rooms (called inside a service)."""
     seats = RoomSeat.objects.filter(user=user, room__club=club, room__status=Room.Status.WAITING)

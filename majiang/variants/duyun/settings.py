@@ -63,6 +63,14 @@ SCHEMA = SettingsSchema(
             rulings=("D5",),
         ),
         Setting(
+            "offline_pause_seconds", "int", 60, "全员离线多少秒后暂停计时", minimum=10,
+            maximum=600, label="离线暂停",
+        ),
+        Setting(
+            "offline_dissolve_seconds", "int", 600, "全员离线多少秒后解散对局", minimum=60,
+            maximum=7200, label="离线解散",
+        ),
+        Setting(
             "multi_win_dealer",
             "choice",
             "first_winner",
