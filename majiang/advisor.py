@@ -117,15 +117,12 @@ def shanten(k0: int, k1: int, k2: int, melds: int) -> int:
                 value = 2 * need - 2 * m - t - p
                 best = min(best, value)
     if melds == 0:
-        pairs = kinds = 0
+        # Seven pairs, four identical tiles counting as two pairs (D6 龙七对, Z11).
+        pairs = 0
         for key in (k0, k1, k2):
             for r in range(9):
-                n = (key >> (3 * r)) & 7
-                if n:
-                    kinds += 1
-                    if n >= 2:
-                        pairs += 1
-        seven = 6 - pairs + max(0, 7 - kinds)
+                pairs += ((key >> (3 * r)) & 7) // 2
+        seven = 6 - min(pairs, 7)
         best = min(best, seven)
     return best
 
