@@ -133,6 +133,7 @@ def lobby_state(room: Room) -> dict[str, Any]:
                 "user_id": seat.user_id,
                 "display_name": str(seat.user),
                 "ready": seat.ready,
+                "computer": seat.user.is_computer,
             }
     return {
         "code": room.code,
@@ -143,6 +144,8 @@ def lobby_state(room: Room) -> dict[str, Any]:
         "variant": room.variant,
         "variant_name": variant_name(room.variant),
         "seat_count": room.seat_count,
+        "allow_computers": room.allow_computers,
+        "practice": room.practice,
         "hands_per_match": room.hands_per_match,
         "base_stake": room.base_stake,
         "allow_spectators": room.allow_spectators,

@@ -16,6 +16,7 @@ the rows whose moment has passed.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -31,6 +32,20 @@ from .models import Hand, Match, MatchEvent, MatchPlayer
 
 AUTO_PLAY_DELAY = timedelta(seconds=1)
 """How long a seat in 托管 takes to act."""
+COMPUTER_PAUSE_MS = (800, 1500)
+"""A computer seat acts after a pause in this range (milliseconds)."""
+
+
+def auto_play_delay(match: Match, player: MatchPlayer) -> timedelta:
+    """How long after the last change an automatic seat acts: the 托管 delay, or for a
+    computer seat a human-like pause of 0.8–1.5 s, fixed by the match, its version and the
+    seat."""
+    if not player.computer:
+        return AUTO_PLAY_DELAY
+    digest = hashlib.blake2b(f"{match.pk}:{match.version}:{player.seat}".encode(),
+                             digest_size=4).digest()
+    low, high = COMPUTER_PAUSE_MS
+    return timedelta(milliseconds=low + int.from_bytes(digest, "big") % (high - low + 1))
 
 
 @dataclass
@@ -98,9 +113,9 @@ class MatchChange:
             return None
         due = [match.deadline] if match.deadline is not None else []
         if match.stage == Match.Stage.HAND and self.rnd is not None:
-            auto = {p.seat for p in self.players if p.auto_play}
-            if auto & set(self.rnd.pending()):
-                due.append(self.now + AUTO_PLAY_DELAY)
+            pending = set(self.rnd.pending())
+            due.extend(self.now + auto_play_delay(match, p)
+                       for p in self.players if p.auto_play and p.seat in pending)
         if match.dissolve_vote:
             due.append(moment_of(int(match.dissolve_vote["deadline"])))
         return min(due) if due else None

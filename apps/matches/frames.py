@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from majiang import Round
+from majiang.advisor import discard_hints
 
 from .models import Hand, Match, MatchEvent, MatchPlayer
 from .protocol import event_for_viewer
@@ -51,6 +52,7 @@ def table_info(
                 "name": str(p.user),
                 "connected": None if connected is None else connected.get(p.seat, False),
                 "auto_play": p.auto_play,
+                "computer": p.computer,
                 "timeouts": p.consecutive_timeouts,
             }
             for p in players
@@ -98,6 +100,7 @@ def updates_for(change: MatchChange) -> dict[int | None, dict[str, Any]]:
             "events": viewer_events(change.entries, viewer),
             "observation": views.get(viewer),
             "table": table,
+            **seat_hints(match, views.get(viewer)),
         }
         for viewer in viewers
     }
@@ -114,4 +117,14 @@ def snapshot_frame(
         "seat": viewer,
         "observation": observation_of(rnd, viewer),
         "table": table_info(match, players, hand, connected),
+        **seat_hints(match, observation_of(rnd, viewer)),
     }
+
+
+def seat_hints(match: Match, observation: dict[str, Any] | None) -> dict[str, Any]:
+    """``hints`` (听牌提示) for a seat about to discard, when the room shows them: what each
+    discard leaves, from the seat's own observation. Nothing otherwise."""
+    if not match.hints or observation is None or "me" not in observation:
+        return {}
+    hints = discard_hints(observation)
+    return {"hints": [hint.to_json() for hint in hints]} if hints else {}
