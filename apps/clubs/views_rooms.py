@@ -24,6 +24,7 @@ from .forms import NameForm, RoomForm, SettingsForm, show_service_errors
 from .models import Club, Membership, RuleTemplate
 from .services import rooms as room_services
 from .services import templates as template_services
+from .services.computers import room_computers_fill
 from .views import run_action
 
 Role = Membership.Role
@@ -201,6 +202,7 @@ def room_lobby(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
             "state": selectors.lobby_state(room),
             "my_seat": selectors.room_seat_of(room, request.user),
             "is_manager": role in MANAGERS,
+            "is_creator": room.created_by_id == request.user.pk,
             "settings": _rules_display(room.variant, room.settings),
         },
     )
@@ -221,6 +223,13 @@ def _room_post(action_name: str) -> Any:
                 request,
                 lambda: room_services.room_sit(room=room, user=request.user, seat=seat),
                 "",
+                back,
+            )
+        if action_name == "computers":
+            return run_action(
+                request,
+                lambda: room_computers_fill(room=room, actor=request.user),
+                "电脑已补位",
                 back,
             )
         if action_name == "stand":
@@ -248,6 +257,7 @@ def _room_post(action_name: str) -> Any:
 
 
 room_sit = _room_post("sit")
+room_computers = _room_post("computers")
 room_stand = _room_post("stand")
 room_ready = _room_post("ready")
 room_close = _room_post("close")

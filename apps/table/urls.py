@@ -1,9 +1,10 @@
 from django.urls import path
 
-from .views import play
+from .views import play, take_seat
 
 app_name = "table"
 
 urlpatterns = [
     path("rooms/<str:code>/play/", play, name="play"),
+    path("rooms/<str:code>/take/<int:seat>/", take_seat, name="take-seat"),
 ]

@@ -222,6 +222,7 @@ def test_lobby_state(world: World) -> None:
         "user_id": world.member.pk,
         "display_name": "王五",
         "ready": True,
+        "computer": False,
     }
     assert state["seats"][1] is None
 
