@@ -150,7 +150,10 @@ def room_create(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse
                 return redirect("clubs:lobby", code=room.code)
         status = 400
     else:
-        room_form = RoomForm(initial={"name": template.name if template else ""})
+        room_form = RoomForm(initial={
+            "name": template.name if template else "",
+            "practice": request.GET.get("practice") == "1",
+        })
         settings_form = SettingsForm(schema, initial=template.settings if template else None)
         status = 200
     return render(
@@ -164,6 +167,7 @@ def room_create(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse
             "variants": VARIANTS.values(),
             "room_form": room_form,
             "settings_form": settings_form,
+            "practice": source.get("practice") == "1",
         },
         status=status,
     )

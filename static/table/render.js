@@ -66,10 +66,10 @@ function seatBadges(view, seat) {
   const p = view.players.find((x) => x.seat === seat) || {};
   const out = [];
   if (obs.dealer === seat) out.push(badge("dealer", obs.streak > 1 ? `庄 连${obs.streak}` : "庄"));
-  if (p.connected === false) out.push(badge("offline", "离线"));
+  if (p.computer) out.push(badge("computer", "电脑")); // a computer seat is never "offline"
+  else if (p.connected === false) out.push(badge("offline", "离线"));
   else if (p.connected === true) out.push(badge("online", "在线"));
-  if (p.computer) out.push(badge("computer", "电脑"));
-  else if (p.auto_play || p.auto) out.push(badge("auto", "托管"));
+  if (!p.computer && (p.auto_play || p.auto)) out.push(badge("auto", "托管"));
   if (s.declared) out.push(badge("declared", declareLabel(obs.variant)));
   if (s.baogang) out.push(badge("baogang", "报杠"));
   if (s.won) out.push(badge("won", "胡"));
@@ -167,7 +167,7 @@ function discardHintsEl(view) {
     h("span", { class: "label", text: "提示" }),
     best.map((x) => h("span", { class: "hint", dataset: { tile: x.tile, shanten: String(x.shanten), left: String(x.left) }, title: x.text },
       tileEl(x.tile, "xs"),
-      h("span", { class: "left", text: x.shanten === 0 ? `听${x.kinds}张剩${x.left}` : `差${x.shanten} 进${x.left}` }))));
+      h("span", { class: "left", text: x.shanten === 0 ? `听${x.kinds}张剩${x.left}` : `差${x.shanten}张 有效${x.left}` }))));
 }
 
 /** The action buttons for the legal actions that are not plain discards. */
