@@ -22,12 +22,15 @@ from apps.clubs.services import rooms
 from apps.clubs.services.computers import room_computers_fill
 from apps.ledgers.models import HandResult, LedgerEntry, MatchResult
 from apps.ledgers.selectors import LedgerFilters, ledger_access, member_totals
-from apps.matches import computer, services, state
+from apps.matches import computer, selectors, services, state
 from apps.matches.change import auto_play_delay
 from apps.matches.models import Match, MatchEvent, MatchPlayer
 from apps.matches.protocol import MatchError
 from majiang import Action
 from majiang.advisor import choose as advisor_choose
+from majiang.advisor import shanten_counts, unseen_counts
+from majiang.analysis import waits
+from majiang.tiles import counts_of, parse_tile
 from tests.support.rounds import round_now
 
 from .conftest import connect_as, table_settings
@@ -81,6 +84,7 @@ async def _play_match(comm: WebsocketCommunicator, match_id: int) -> dict[str, A
         if table["status"] != "playing":
             return latest
         obs = latest["observation"]
+        _check_hints(latest)
         if table["stage"] == "hand" and (move := choose(obs)) is not None:
             await comm.send_json_to({**move, "v": latest["v"]})
         elif table["stage"] == "between" and 0 not in table["ready"]:
@@ -91,6 +95,29 @@ async def _play_match(comm: WebsocketCommunicator, match_id: int) -> dict[str, A
         latest = await _recv(comm)
         assert latest["type"] == "update", latest
     raise AssertionError("the match did not end")
+
+
+def _check_hints(frame: dict[str, Any]) -> None:
+    """听牌提示 in the seat's frame: one per discardable tile, and each ready hint's waits
+    and unseen counts are the analysis' waits of the hand left."""
+    obs = frame["observation"]
+    if obs is None or "me" not in obs:
+        return
+    discards = sorted({a["tile"] for a in obs["me"]["legal"] if a["type"] == "discard"},
+                      key=parse_tile)
+    hints = frame.get("hints", [])
+    assert [h["tile"] for h in hints] == discards
+    tiles = [*obs["me"]["hand"], *([obs["me"]["drawn"]] if obs["me"]["drawn"] else [])]
+    melds = len(obs["seats"][obs["me"]["seat"]]["melds"])
+    unseen = unseen_counts(obs)
+    for hint in hints:
+        rest = list(tiles)
+        rest.remove(hint["tile"])
+        counts = counts_of(parse_tile(c) for c in rest)
+        assert hint["shanten"] == shanten_counts(counts, melds)
+        if hint["shanten"] == 0:
+            assert hint["tiles"] == [[t.code, unseen[t]] for t in waits(counts, melds=melds)]
+            assert hint["text"] == f"打这张听 {hint['kinds']} 张，剩 {hint['left']} 张"
 
 
 @pytest.mark.asyncio
@@ -281,3 +308,20 @@ def test_tuoguan_plays_the_advisors_choice_from_the_seats_observation() -> None:
     timeout): over four deals, at least one 托管 move differs from that discard."""
     moves = [_tuoguan_move() for _ in range(4)]
     assert any(advised != drawn for advised, drawn in moves)
+
+
+@pytest.mark.parametrize("shown", [True, False])
+def test_hints_follow_the_room_setting(shown: bool) -> None:
+    """听牌提示 is a room setting (on by default): the dealer's first snapshot carries one
+    hint per discardable tile only when it is on."""
+    room, owner, _ = _club_room(practice=True)
+    Room.objects.filter(pk=room.pk).update(hints=shown)
+    room.refresh_from_db()
+    rooms.room_ready_set(room=room, user=owner, ready=True)
+    match = Match.objects.get(room=room)
+    assert round_now(match).pending() == (0,)  # 都匀: the opener deals first (D4)
+    frame = selectors.table_snapshot(match.pk, 0)
+    assert ("hints" in frame) is shown
+    if shown:
+        _check_hints(frame)
+    assert "hints" not in selectors.table_snapshot(match.pk, 1)  # a computer's, not its turn
