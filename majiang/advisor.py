@@ -34,16 +34,19 @@ from majiang.variants.duyun.patterns import pattern_of
 from majiang.variants.zigong.fan import hand_fan
 
 __all__ = [
+    "DuyunValuation",
     "Hint",
     "Ranked",
     "SeatView",
     "Valuation",
+    "ZigongValuation",
     "choose",
     "discard_hints",
     "rank",
     "shanten",
     "shanten_counts",
     "unseen_counts",
+    "useful_tiles",
 ]
 
 _TILES = tuple(Tile)
@@ -162,7 +165,6 @@ class SeatView:
     panel: tuple[Tile, ...]
     """The open 报杠 panel's tiles (自贡, Z20), if any."""
     players: int
-    last_discard: Tile | None
 
     @property
     def has_kong(self) -> bool:
@@ -220,7 +222,6 @@ def _view(observation: Mapping[str, Any]) -> SeatView:
         if s["seat"] != seat and s["declared"] and not s["won"]:
             declared_others.append(int(s["seat"]))
             safe.update(_tile(e["tile"]) for e in s["river"])
-    last = observation.get("last_discard")
     return SeatView(
         variant=str(observation["variant"]),
         seat=seat,
@@ -234,7 +235,6 @@ def _view(observation: Mapping[str, Any]) -> SeatView:
         safe=frozenset(safe),
         panel=tuple(_tile(c) for c in me.get("baogang_panel", ())),
         players=int(observation["players"]),
-        last_discard=_tile(last["tile"]) if last else None,
     )
 
 
@@ -358,11 +358,6 @@ class ZigongValuation(Valuation):
         cap = int(self.settings.get("fan_cap", 4))
         return float(2 ** min(total, cap))
 
-    def keep_value(self, view: SeatView, counts: Sequence[int]) -> float:
-        # Z16/Z17: near the end of the wall a ready hand collects 查叫 and keeps its kong
-        # money; a hand not ready pays both. Readiness is worth more as the wall runs out.
-        return 0.0
-
     def kong_value(self, view: SeatView, tile: Tile, sh: int) -> float:
         # Z14/Z17: kong money is refunded (退税) by a hand that ends not ready; Z11: a kong is
         # a 根 (+1 fan) for a ready hand.
@@ -445,7 +440,9 @@ class _Judge:
             shape = float(sum(n for _, n in useful))
         score = (
             -_SHANTEN_WEIGHT * sh
-            - 40.0 * self.endgame * min(sh, 2)  # 查叫 (D21, Z16): be ready when the wall ends
+            # 查叫 and 退税 (D21, Z16, Z17): a hand not ready when the wall runs out pays, so
+            # readiness weighs more as the wall shrinks.
+            - 40.0 * self.endgame * min(sh, 2)
             + shape
             + self.values.keep_value(view, counts)
         )
