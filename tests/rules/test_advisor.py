@@ -244,3 +244,19 @@ def test_unseen_counts_subtract_what_the_seat_sees() -> None:
     mine = Counter(rnd.seats[1].concealed())
     for tile in Tile:
         assert unseen[tile] == 4 - mine[tile] - (tile is Tile.M9)
+
+
+def test_Z17_a_kong_not_near_ready_is_made_early_but_not_when_the_wall_runs_out() -> None:
+    """Z14/Z17: kong money stands only for a hand that ends ready (退税 otherwise) and Z16
+    查叫 makes readiness urgent late: the same hand, two tiles from ready (one after the
+    kong), kongs 3s with the wall full, and
+    keeps building its hand with six tiles left (the observation alone differs)."""
+    rnd = _deal_with("zigong", "3s3s3s3s7p8s1p3p7s5p5s5p6p8p")
+    while rnd.window is not None:  # the other seats' opening 报叫 question (Z19): pass
+        seat = rnd.pending()[0]
+        rnd.apply(Action(ActionType.PASS, seat))
+    legal = rnd.legal_actions(0)
+    obs = rnd.observation(0)
+    assert choose(obs, legal, seed=1) == Action(ActionType.KONG, 0, Tile.S3)
+    late = {**obs, "wall_remaining": 6}
+    assert choose(late, legal, seed=1).type is ActionType.DISCARD
