@@ -248,9 +248,9 @@ def test_unseen_counts_subtract_what_the_seat_sees() -> None:
 
 def test_Z17_a_kong_not_near_ready_is_made_early_but_not_when_the_wall_runs_out() -> None:
     """Z14/Z17: kong money stands only for a hand that ends ready (退税 otherwise) and Z16
-    查叫 makes readiness urgent late: the same hand, two tiles from ready (one after the
-    kong), kongs 3s with the wall full, and
-    keeps building its hand with six tiles left (the observation alone differs)."""
+    查叫 makes readiness urgent late: the same hand, one tile from ready before and after
+    the kong, kongs 3s with the wall full and keeps building its hand with six tiles left
+    (the observation alone differs)."""
     rnd = _deal_with("zigong", "3s3s3s3s7p8s1p3p7s5p5s5p6p8p")
     while rnd.window is not None:  # the other seats' opening 报叫 question (Z19): pass
         seat = rnd.pending()[0]
