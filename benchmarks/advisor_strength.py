@@ -125,8 +125,8 @@ def section(rows: list[tuple[str, str, float, float, int]], times: list[float],
         if hands >= 10_000 else
         f"- Hands per variant and opponent: {hands}, fewer than the goal of 10,000, to fit "
         "the time available; pass `--hands 10000` for the full run.",
-        "- Decision times are wall-clock on a shared machine (the run was niced, beside "
-        "other work); the p99 includes the first look-ups of the per-suit shanten tables.",
+        "- Decision times are wall-clock time on a shared machine, beside other work; "
+        "the p99 includes the first look-ups of the per-suit shanten tables.",
         "",
         "| Variant | Opponent | Hands | Advisor points per hand | 95 % interval | Beats it |",
         "| --- | --- | ---: | ---: | --- | --- |",
