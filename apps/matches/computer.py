@@ -14,7 +14,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from apps.accounts.models import User
-from apps.clubs.models import Membership, RoomSeat
+from apps.clubs.models import Membership, Room, RoomSeat
 from majiang import Action
 from majiang.advisor import choose
 
@@ -66,6 +66,11 @@ def _take(change: MatchChange, user: User, seat: int) -> None:
         raise MatchError("already_seated", "你已经在这桌入座了")
     if not Membership.objects.filter(club_id=match.club_id, user=user).exists():
         raise MatchError("not_member", "只有本亲友圈的成员可以入座")
+    elsewhere = RoomSeat.objects.filter(
+        user=user, room__status__in=(Room.Status.WAITING, Room.Status.PLAYING)
+    ).exclude(room_id=match.room_id)
+    if elsewhere.exists():
+        raise MatchError("seated_elsewhere", "你已在其他房间入座，请先离座")
     player = next((p for p in change.players if p.seat == seat), None)
     if player is None or not player.computer:
         raise MatchError("not_computer_seat", "这个座位不是电脑")

@@ -251,6 +251,13 @@ def test_a_member_takes_a_computer_seat_in_the_lobby_and_between_hands() -> None
     assert match.stage == Match.Stage.BETWEEN
     with pytest.raises(MatchError):
         computer.match_seat_take(match_id=match.pk, user=member, seat=0)  # a person's seat
+    other, _, _ = _club_room()
+    Membership.objects.create(club=other.club, user=member)
+    rooms.room_sit(room=other, user=member, seat=0)
+    with pytest.raises(MatchError) as elsewhere:
+        computer.match_seat_take(match_id=match.pk, user=member, seat=2)
+    assert elsewhere.value.message == "你已在其他房间入座，请先离座"
+    rooms.room_stand(room=other, user=member)
     computer.match_seat_take(match_id=match.pk, user=member, seat=2)
     player = MatchPlayer.objects.get(match=match, seat=2)
     assert player.user == member and not player.computer and not player.auto_play
@@ -325,3 +332,15 @@ def test_hints_follow_the_room_setting(shown: bool) -> None:
     if shown:
         _check_hints(frame)
     assert "hints" not in selectors.table_snapshot(match.pk, 1)  # a computer's, not its turn
+
+
+def test_a_lone_player_among_computers_dissolves_at_once() -> None:
+    """Computer seats agree to a dissolve vote at once, so a 练习房's player ends it alone."""
+    room, owner, _ = _club_room(practice=True)
+    rooms.room_ready_set(room=room, user=owner, ready=True)
+    match = Match.objects.get(room=room)
+    services.match_act(match_id=match.pk, user_id=owner.pk, payload={"type": "dissolve_propose"})
+    match.refresh_from_db()
+    assert match.status == Match.Status.DISSOLVED
+    room.refresh_from_db()
+    assert room.status == Room.Status.CLOSED
