@@ -32,6 +32,10 @@ class User(AbstractUser):
         "头像颜色", max_length=7, choices=AVATAR_COLORS, blank=True, default=""
     )
     last_seen = models.DateTimeField("最后在线", null=True, blank=True, db_index=True)
+    is_computer = models.BooleanField(
+        "电脑", default=False,
+        help_text="亲友圈的电脑玩家账号（电脑补位、练习房），不是成员，不能登录",
+    )
 
     def __str__(self) -> str:
         return self.display_name or self.username

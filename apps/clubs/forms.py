@@ -73,6 +73,16 @@ class RoomForm(forms.Form):
     label_suffix = ""
     name = forms.CharField(label="房间名称", max_length=40, required=False)
     allow_spectators = forms.BooleanField(label="允许旁观", required=False, initial=True)
+    allow_computers = forms.BooleanField(
+        label="允许电脑补位", required=False, help_text="开房的人可以让电脑坐空位"
+    )
+    practice = forms.BooleanField(
+        label="练习房", required=False, help_text="你和三个电脑玩家，不记账"
+    )
+    hints = forms.BooleanField(
+        label="听牌提示", required=False, initial=True,
+        help_text="出牌时显示每张牌打出后听什么、差几张",
+    )
 
 
 def _setting_field(setting: Setting) -> forms.Field:

@@ -180,6 +180,9 @@ class Room(models.Model):
         "状态", max_length=8, choices=Status.choices, default=Status.WAITING
     )
     allow_spectators = models.BooleanField("允许旁观", default=True)
+    allow_computers = models.BooleanField("允许电脑补位", default=False)
+    practice = models.BooleanField("练习房", default=False, help_text="一人对三个电脑，不记账")
+    hints = models.BooleanField("听牌提示", default=True)
     created_at = models.DateTimeField("创建时间", auto_now_add=True)
     closed_at = models.DateTimeField("关闭时间", null=True, blank=True)
 

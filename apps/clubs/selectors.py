@@ -269,6 +269,7 @@ def lobby_state(room: Room) -> dict[str, Any]:
                 "color": seat.user.avatar_hex,
                 "ready": seat.ready,
                 "online": seat.user_id in online,
+                "computer": seat.user.is_computer,
             }
     online_names = sorted(str(user) for user in User.objects.filter(pk__in=online))
     return {
@@ -285,6 +286,8 @@ def lobby_state(room: Room) -> dict[str, Any]:
         "variant_name": variant_name(room.variant),
         "stake_label": stake_label(room.variant),
         "seat_count": room.seat_count,
+        "allow_computers": room.allow_computers,
+        "practice": room.practice,
         "hands_per_match": room.hands_per_match,
         "base_stake": room.base_stake,
         "allow_spectators": room.allow_spectators,

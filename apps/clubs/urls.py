@@ -70,6 +70,7 @@ urlpatterns = [
     path("rooms/<str:code>/", views_rooms.room_lobby, name="lobby"),
     path("rooms/<str:code>/sit/", views_rooms.room_sit, name="sit"),
     path("rooms/<str:code>/stand/", views_rooms.room_stand, name="stand"),
+    path("rooms/<str:code>/computers/", views_rooms.room_computers, name="computers"),
     path("rooms/<str:code>/ready/", views_rooms.room_ready, name="ready"),
     path("rooms/<str:code>/close/", views_rooms.room_close, name="close"),
     path("rooms/<str:code>/rematch/", views_rooms.room_rematch, name="rematch"),

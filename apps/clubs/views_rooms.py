@@ -26,6 +26,7 @@ from .forms import NameForm, RoomForm, SettingsForm, show_service_errors
 from .models import Club, Membership, Room, RuleTemplate
 from .services import rooms as room_services
 from .services import templates as template_services
+from .services.computers import room_computers_fill
 from .views import join_page, page_not_found, run_action
 
 Role = Membership.Role
@@ -155,7 +156,10 @@ def room_create(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse
                 return redirect("clubs:lobby", code=room.code)
         status = 400
     else:
-        room_form = RoomForm(initial={"name": template.name if template else ""})
+        room_form = RoomForm(initial={
+            "name": template.name if template else "",
+            "practice": request.GET.get("practice") == "1",
+        })
         settings_form = SettingsForm(schema, initial=template.settings if template else None)
         status = 200
     return render(
@@ -169,6 +173,7 @@ def room_create(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse
             "variants": selectors.club_variants(club),
             "room_form": room_form,
             "settings_form": settings_form,
+            "practice": source.get("practice") == "1",
         },
         status=status,
     )
@@ -212,6 +217,7 @@ def room_lobby(request: HttpRequest, code: str) -> HttpResponse:
             "my_seat": my_seat,
             "my_ready": my_seat is not None and bool((state["seats"][my_seat] or {}).get("ready")),
             "is_manager": role in MANAGERS,
+            "is_creator": room.created_by_id == request.user.pk,
             "settings": _rules_display(room.variant, room.settings),
             "share": share.room_share(request, room),
             "invite_share": share.invite_share(request, room.club, room)
@@ -302,6 +308,13 @@ def _room_post(action_name: str) -> Any:
                 "",
                 back,
             )
+        if action_name == "computers":
+            return run_action(
+                request,
+                lambda: room_computers_fill(room=room, actor=request.user),
+                "电脑已补位",
+                back,
+            )
         if action_name == "stand":
             return run_action(
                 request, lambda: room_services.room_stand(room=room, user=request.user), "", back
@@ -334,6 +347,7 @@ def _room_post(action_name: str) -> Any:
 
 
 room_sit = _room_post("sit")
+room_computers = _room_post("computers")
 room_stand = _room_post("stand")
 room_ready = _room_post("ready")
 room_close = _room_post("close")

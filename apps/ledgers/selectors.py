@@ -149,6 +149,12 @@ def member_totals(*, access: LedgerAccess, filters: LedgerFilters) -> list[dict[
         r["matches"], r["big_wins"] = item["n"], item["b"]
     if not access.sees_all:
         stats = {k: v for k, v in stats.items() if k == access.user.pk}
+    # A club's computer accounts (电脑补位) are not members: their rows stay in the ledger,
+    # which is zero-sum with them, but not among the members' figures.
+    computers = set(
+        User.objects.filter(pk__in=stats, is_computer=True).values_list("pk", flat=True)
+    )
+    stats = {k: v for k, v in stats.items() if k not in computers}
     names = dict(User.objects.filter(pk__in=stats).values_list("pk", "display_name"))
     usernames = dict(User.objects.filter(pk__in=stats).values_list("pk", "username"))
     for user_id, r in stats.items():

@@ -27,10 +27,8 @@ from django.utils import timezone
 from majiang import Round
 
 from . import broadcast, frames, pause, state
-from .frames import AUTO_PLAY_DELAY
+from .frames import auto_play_delay
 from .models import Hand, Match, MatchEvent, MatchPlayer
-
-__all__ = ["AUTO_PLAY_DELAY", "MatchChange", "moment_of"]
 
 
 @dataclass
@@ -104,9 +102,9 @@ class MatchChange:
         due += pause.offline_due(match)
         if (match.stage == Match.Stage.HAND and self.rnd is not None
                 and match.paused_left_ms is None):
-            auto = {p.seat for p in self.players if p.auto_play}
-            if auto & set(self.rnd.pending()):
-                due.append(self.now + AUTO_PLAY_DELAY)
+            pending = set(self.rnd.pending())
+            due.extend(self.now + auto_play_delay(match, p)
+                       for p in self.players if p.auto_play and p.seat in pending)
         if match.dissolve_vote:
             due.append(moment_of(int(match.dissolve_vote["deadline"])))
         return min(due) if due else None

@@ -8,11 +8,13 @@ wall order) and a hand's seed before it ends are never put in a frame.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from majiang import Round
+from majiang.advisor import discard_hints
 
 from .models import Hand, Match, MatchEvent, MatchPlayer
 from .protocol import event_for_viewer
@@ -22,6 +24,20 @@ if TYPE_CHECKING:
 
 AUTO_PLAY_DELAY = timedelta(seconds=1)
 """How long a seat in 托管 takes to act (after the last change)."""
+COMPUTER_PAUSE_MS = (800, 1500)
+"""A computer seat acts after a pause in this range (milliseconds)."""
+
+
+def auto_play_delay(match: Match, player: MatchPlayer) -> timedelta:
+    """How long after the last change an automatic seat acts: the 托管 delay, or for a
+    computer seat a human-like pause of 0.8–1.5 s, fixed by the match, its version and the
+    seat."""
+    if not player.computer:
+        return AUTO_PLAY_DELAY
+    digest = hashlib.blake2b(f"{match.pk}:{match.version}:{player.seat}".encode(),
+                             digest_size=4).digest()
+    low, high = COMPUTER_PAUSE_MS
+    return timedelta(milliseconds=low + int.from_bytes(digest, "big") % (high - low + 1))
 
 
 def epoch_ms(moment: datetime | None) -> int | None:
@@ -54,6 +70,7 @@ def table_info(
                 "name": str(p.user),
                 "connected": None if connected is None else connected.get(p.seat, False),
                 "auto_play": p.auto_play,
+                "computer": p.computer,
                 "timeouts": p.consecutive_timeouts,
             }
             for p in players
@@ -112,6 +129,7 @@ def updates_for(change: MatchChange) -> dict[int | None, dict[str, Any]]:
             "events": viewer_events(change.entries, viewer),
             "observation": views.get(viewer),
             "table": table,
+            **seat_hints(match, views.get(viewer)),
         }
         for viewer in viewers
     }
@@ -128,4 +146,14 @@ def snapshot_frame(
         "seat": viewer,
         "observation": observation_of(rnd, viewer),
         "table": table_info(match, players, hand, connected),
+        **seat_hints(match, observation_of(rnd, viewer)),
     }
+
+
+def seat_hints(match: Match, observation: dict[str, Any] | None) -> dict[str, Any]:
+    """``hints`` (听牌提示) for a seat about to discard, when the room shows them: what each
+    discard leaves, from the seat's own observation. Nothing otherwise."""
+    if not match.hints or observation is None or "me" not in observation:
+        return {}
+    hints = discard_hints(observation)
+    return {"hints": [hint.to_json() for hint in hints]} if hints else {}

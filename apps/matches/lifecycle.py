@@ -53,9 +53,15 @@ def match_create(*, room: Room) -> MatchChange:
         dealer=rules.dealer,
         streak=rules.streak,
         totals=list(rules.totals),
+        has_computers=any(s.user.is_computer for s in seats),
+        practice=room.practice,
+        hints=room.hints,
     )
+    # A computer seat is always in automatic play (apps.matches.computer).
     players = [
-        MatchPlayer.objects.create(match=match, seat=s.seat, user=s.user) for s in seats
+        MatchPlayer.objects.create(match=match, seat=s.seat, user=s.user,
+                                   computer=s.user.is_computer, auto_play=s.user.is_computer)
+        for s in seats
     ]
     Room.objects.filter(pk=room.pk).update(status=Room.Status.PLAYING)
     change = MatchChange.new(match, players)
@@ -104,14 +110,17 @@ def action_apply(
     """Apply a seat's action (raises ``IllegalActionError`` with nothing changed).
 
     A player's own action clears its timeout count and ends 托管; a timeout counts, and
-    ``auto_play_after`` consecutive ones put the seat into 托管.
+    ``auto_play_after`` consecutive ones put the seat into 托管. A computer seat's moves
+    change neither.
     """
     rnd = change.rnd
     assert rnd is not None
     window = rnd.window
     events = [event_to_log(e) for e in rnd.apply(action)]
     extra: list[dict[str, Any]] = []
-    if timeout:
+    if player.computer:
+        pass  # a computer seat's move: neither a timeout nor an end of automatic play
+    elif timeout:
         extra.append(table_event("timeout", player.seat))
         if not player.auto_play:
             player.consecutive_timeouts += 1

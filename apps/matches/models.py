@@ -66,6 +66,9 @@ class Match(models.Model):
     )
     created_at = models.DateTimeField("开始时间", auto_now_add=True)
     finished_at = models.DateTimeField("结束时间", null=True, blank=True)
+    has_computers = models.BooleanField("有电脑补位", default=False)
+    practice = models.BooleanField("练习", default=False, help_text="练习房的对局不记账")
+    hints = models.BooleanField("听牌提示", default=True)
 
     class Meta:
         verbose_name = "对局"
@@ -88,6 +91,7 @@ class MatchPlayer(models.Model):
                              verbose_name="玩家")
     consecutive_timeouts = models.PositiveSmallIntegerField("连续超时次数", default=0)
     auto_play = models.BooleanField("托管", default=False)
+    computer = models.BooleanField("电脑", default=False, help_text="电脑玩家：一直由出牌建议代打")
 
     class Meta:
         verbose_name = "对局玩家"

@@ -23,9 +23,9 @@ from django.utils import timezone
 from apps.clubs.models import Room
 from majiang import IllegalActionError
 
-from . import lifecycle, pause
-from .change import AUTO_PLAY_DELAY, MatchChange, moment_of
-from .frames import epoch_ms
+from . import computer, lifecycle, pause
+from .change import MatchChange, moment_of
+from .frames import auto_play_delay, epoch_ms
 from .models import Match, MatchEvent, MatchPlayer
 from .protocol import ClientMessage, MatchError, parse_client_message, table_event
 
@@ -121,13 +121,17 @@ def _dissolve_propose(change: MatchChange, player: MatchPlayer) -> None:
     if match.dissolve_vote:
         raise MatchError("vote_in_progress")
     deadline = change.now + timedelta(seconds=DISSOLVE_VOTE_SECONDS)
+    votes = {**computer.computer_votes(change), str(player.seat): True}
     match.dissolve_vote = {
         "proposer": player.seat,
-        "votes": {str(player.seat): True},
+        "votes": votes,
         "deadline": epoch_ms(deadline),
     }
     proposed = table_event("dissolve_proposed", player.seat, deadline=epoch_ms(deadline))
     change.log(MatchEvent.Kind.TABLE, [proposed, *pause.clock_follow(change)])
+    if len(votes) == len(change.players):  # a lone player among computer seats
+        change.log(MatchEvent.Kind.TABLE, [table_event("dissolve_passed")])
+        lifecycle.match_close(change, Match.Status.DISSOLVED)
 
 
 def _dissolve_vote(change: MatchChange, player: MatchPlayer, agree: bool) -> None:
@@ -262,16 +266,21 @@ def _timeout_pending_seats(change: MatchChange) -> None:
     if change.match.paused_left_ms is not None:
         return  # the clock stands still: nothing times out
     deadline_passed = _past(change, change.match.deadline)
-    auto_due = _past(change, change.match.changed_at + AUTO_PLAY_DELAY)
     players = {p.seat: p for p in change.players}
     for seat in rnd.pending():
         if change.new_decision:
             return  # the decision point moved on: its seats get a fresh deadline
         player = players[seat]
-        if not (deadline_passed or (player.auto_play and auto_due)):
+        auto_due = player.auto_play and _past(
+            change, change.match.changed_at + auto_play_delay(change.match, player)
+        )
+        if not (deadline_passed or auto_due):
             continue
         if seat not in rnd.pending():
             continue
-        action = rnd.timeout_action(seat)
+        # 托管 and computer seats play the advisor's choice; a plain timeout, the rulings'
+        # timeout action (D5, Z6).
+        action = (computer.advised_action(change, player) if player.auto_play
+                  else rnd.timeout_action(seat))
         if action is not None:
             lifecycle.action_apply(change, player, action, timeout=True)

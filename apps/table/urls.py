@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import play
+from .views import play, take_seat
 from .views_result import result, result_image
 
 app_name = "table"
@@ -10,4 +10,5 @@ urlpatterns = [
     path("rooms/<str:code>/result/<int:match_id>/", result, name="result"),
     path("rooms/<str:code>/result/<int:match_id>/image.svg", result_image,
          name="result-image"),
+    path("rooms/<str:code>/take/<int:seat>/", take_seat, name="take-seat"),
 ]

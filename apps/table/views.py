@@ -1,15 +1,19 @@
 """The table page. It renders an empty shell; everything on the table arrives over the
 room's WebSocket (``ws/rooms/<code>/``) as observations, so the HTML never holds tiles."""
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.middleware.csrf import get_token
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
 from apps.clubs.models import Room, RoomSeat
 from apps.clubs.selectors import membership_role
 from apps.core.auth import AuthenticatedHttpRequest
-from apps.matches.protocol import PHRASES
+from apps.matches.computer import match_seat_take
+from apps.matches.models import Match
+from apps.matches.protocol import PHRASES, MatchError
 
 
 @login_required
@@ -34,8 +38,32 @@ def play(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
         "rematch": f"/rooms/{room.code}/rematch/",
         "csrf": get_token(request),
     }
+    match = room.matches.filter(status=Match.Status.PLAYING).first()
+    computer_seats = (
+        [] if match is None or match.practice or my_seat is not None
+        else list(match.players.filter(computer=True).values_list("seat", flat=True))
+    )
     return render(
         request,
         "table/play.html",
-        {"room": room, "config": config, "spectator": my_seat is None},
+        {"room": room, "config": config, "spectator": my_seat is None,
+         "computer_seats": [{"seat": s, "label": f"{s + 1}号位"} for s in computer_seats]},
     )
+
+
+@login_required
+@require_POST
+def take_seat(request: AuthenticatedHttpRequest, code: str, seat: int) -> HttpResponse:
+    """A club member watching the table takes a computer seat between hands."""
+    room = get_object_or_404(Room, code=code)
+    if membership_role(room.club, request.user) is None:
+        raise Http404("房间不存在")
+    match = room.matches.filter(status=Match.Status.PLAYING).first()
+    if match is None:
+        messages.error(request, "没有进行中的对局")
+    else:
+        try:
+            match_seat_take(match_id=match.pk, user=request.user, seat=seat)
+        except MatchError as error:
+            messages.error(request, error.message)
+    return redirect("table:play", code=room.code)

@@ -47,7 +47,10 @@ export function applyFrame(view, msg) {
   if (msg.v !== undefined) view.v = msg.v;
   if (msg.type === "snapshot") view.events = [];
   if (msg.seat !== undefined) view.seat = msg.seat;
-  if (msg.observation !== undefined) view.observation = msg.observation;
+  if (msg.observation !== undefined) {
+    view.observation = msg.observation;
+    view.hints = msg.hints || []; // 听牌提示 for this observation (room setting)
+  }
   const table = msg.table;
   if (table) {
     view.match = table;

@@ -66,9 +66,10 @@ function seatBadges(view, seat) {
   const p = view.players.find((x) => x.seat === seat) || {};
   const out = [];
   if (obs.dealer === seat) out.push(badge("dealer", obs.streak > 1 ? `庄 连${obs.streak}` : "庄"));
-  if (p.connected === false) out.push(badge("offline", "离线"));
+  if (p.computer) out.push(badge("computer", "电脑")); // a computer seat is never "offline"
+  else if (p.connected === false) out.push(badge("offline", "离线"));
   else if (p.connected === true) out.push(badge("online", "在线"));
-  if (p.auto_play || p.auto) out.push(badge("auto", "托管"));
+  if (!p.computer && (p.auto_play || p.auto)) out.push(badge("auto", "托管"));
   if (s.declared) out.push(badge("declared", declareLabel(obs.variant)));
   if (s.baogang) out.push(badge("baogang", "报杠"));
   if (s.won) out.push(badge("won", "胡"));
@@ -156,6 +157,19 @@ function hintsEl(obs) {
       tileEl(x.tile, "xs"), h("span", { class: "left", text: `剩${x.left}` }))));
 }
 
+/** 听牌提示 before a discard: the best few discards and what each leaves (server-side, from
+ *  this seat's own observation); every playable tile carries its own hint as a title. */
+function discardHintsEl(view) {
+  const hints = view.hints || [];
+  if (!hints.length) return null;
+  const best = [...hints].sort((a, b) => a.shanten - b.shanten || b.left - a.left).slice(0, 3);
+  return h("div", { class: "discard-hints", id: "discard-hints", "aria-label": "出牌提示" },
+    h("span", { class: "label", text: "提示" }),
+    best.map((x) => h("span", { class: "hint", dataset: { tile: x.tile, shanten: String(x.shanten), left: String(x.left) }, title: x.text },
+      tileEl(x.tile, "xs"),
+      h("span", { class: "left", text: x.shanten === 0 ? `听${x.kinds}张剩${x.left}` : `差${x.shanten}张 有效${x.left}` }))));
+}
+
 /** The action buttons for the legal actions that are not plain discards. */
 function actionsEl(view, ui) {
   const obs = view.observation;
@@ -205,6 +219,8 @@ function myHandEl(view, ui) {
   const tileButton = (code, extra) => {
     const ok = canDiscard.has(code);
     const t = tileEl(code, `hand-tile${extra}${ok ? " playable" : ""}${ui.declareMode && ok ? " declarable" : ""}`);
+    const hint = ok && !ui.declareMode ? (view.hints || []).find((x) => x.tile === code) : null;
+    if (hint) { t.dataset.hint = hint.text; t.setAttribute("title", hint.text); }
     if (ok) {
       t.setAttribute("role", "button");
       t.tabIndex = 0;
@@ -226,6 +242,7 @@ function myPanel(view, ui) {
     h("div", { class: "who" }, h("span", { class: "name", text: playerName(view, seat) }), seatBadges(view, seat),
       obs.me.ticks && obs.me.ticks.length ? h("span", { class: "ticks" }, "报杠: ", obs.me.ticks.map((t) => tileEl(t, "xs"))) : null),
     hintsEl(obs),
+    discardHintsEl(view),
     actionsEl(view, ui),
     h("div", { class: "my-row" },
       h("div", { class: "melds my-melds" }, s.melds.map((m) => meldEl(m, false))),

@@ -225,6 +225,7 @@ def test_lobby_state(world: World) -> None:
         "color": world.member.avatar_hex,
         "ready": True,
         "online": False,
+        "computer": False,
     }
     assert state["seats"][1] is None
     assert state["winds"] == ["东", "南", "西", "北"]

@@ -21,6 +21,7 @@ from .common import (
     settings_validated,
     unique_code,
 )
+from .computers import computers_seat
 
 ROOM_CODE_ALPHABET = "0123456789"
 ROOM_CODE_LENGTH = 6
@@ -41,9 +42,16 @@ def room_create(
     settings: dict[str, Any] | None = None,
     name: str = "",
     allow_spectators: bool = True,
+    allow_computers: bool = False,
+    practice: bool = False,
+    hints: bool = True,
 ) -> Room:
     """Open a room from a template (``settings`` override some of its values) or from
     an explicit variant and settings.
+
+    ``allow_computers`` (允许电脑补位) lets the creator fill empty seats with computer
+    players. A ``practice`` room (练习房) seats its creator with computer players in every
+    other seat at once and books nothing. ``hints`` is the 听牌提示 setting.
 
     The owner and admins may always open rooms; members only if the club allows it.
     Nobody may while the club is paused (打烊).
@@ -78,9 +86,23 @@ def room_create(
             template=template,
             created_by=actor,
             allow_spectators=allow_spectators,
+            allow_computers=allow_computers or practice,
+            practice=practice,
+            hints=hints,
         )
+        if practice:
+            if _seated_elsewhere(actor, room):
+                raise InvalidInputError({NON_FIELD: "你已在其他房间入座，请先离座"})
+            RoomSeat.objects.create(room=room, seat=0, user=actor)
+            computers_seat(room)
         lobby_broadcast_on_commit(room.pk)
     return room
+
+
+def _seated_elsewhere(user: User, room: Room) -> bool:
+    return RoomSeat.objects.filter(user=user, room__status__in=ACTIVE_STATUSES).exclude(
+        room=room
+    ).exists()
 
 
 def room_quick_open(*, club: Club, actor: User, template: RuleTemplate) -> tuple[Room, bool]:
@@ -88,9 +110,7 @@ def room_quick_open(*, club: Club, actor: User, template: RuleTemplate) -> tuple
     are not seated at another table. Returns the room and whether the opener sat."""
     with transaction.atomic():
         room = room_create(club=club, actor=actor, template=template)
-        seated_elsewhere = RoomSeat.objects.filter(
-            user=actor, room__status__in=ACTIVE_STATUSES
-        ).exists()
+        seated_elsewhere = _seated_elsewhere(actor, room)
         if not seated_elsewhere:
             room_sit(room=room, user=actor, seat=0)
     return room, not seated_elsewhere
@@ -137,13 +157,20 @@ def room_sit(*, room: Room, user: User, seat: int | None = None) -> RoomSeat:
             seat = free[0]
         if not 0 <= seat < room.seat_count:
             raise InvalidInputError({"seat": f"座位号应在 0 到 {room.seat_count - 1} 之间"})
-        if taken.get(seat) not in (None, user.pk):
-            raise InvalidInputError({"seat": "该座位已有人"})
-        elsewhere = RoomSeat.objects.filter(user=user, room__status__in=ACTIVE_STATUSES).exclude(
-            room=room
+        if room.practice and user.pk != room.created_by_id:
+            raise InvalidInputError({NON_FIELD: "练习房只有开房的人可以入座"})
+        occupant = taken.get(seat)
+        computer = (
+            occupant is not None
+            and User.objects.filter(pk=occupant, is_computer=True).exists()
+            and not room.practice
         )
-        if elsewhere.exists():
+        if occupant not in (None, user.pk) and not computer:
+            raise InvalidInputError({"seat": "该座位已有人"})
+        if _seated_elsewhere(user, room):
             raise InvalidInputError({NON_FIELD: "你已在其他房间入座，请先离座"})
+        if computer:  # a person takes a computer player's seat
+            RoomSeat.objects.filter(room=room, seat=seat).delete()
         RoomSeat.objects.filter(room=room, user=user).delete()
         try:
             with transaction.atomic():

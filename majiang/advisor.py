@@ -1,0 +1,616 @@
+"""An advisor that ranks one seat's legal actions from that seat's observation alone.
+
+It reads nothing but the observation :meth:`Round.observation` gives the seat (its own
+tiles, every river and meld, the wall's size) and the room settings, so a computer seat or
+a seat in 托管 plays on exactly what a player would see. The ranking combines:
+
+- **shanten** (向听数: how many tiles from ready), from a per-suit table of sets and partial
+  sets, seven pairs included;
+- **useful tiles** weighted by how many copies are still unseen, and, for a ready hand,
+  each wait's value under the variant's scoring;
+- **per-variant values** (:class:`Valuation`): 都匀 patterns and the 平胡-on-a-discard rule
+  (D6, D7), 幺鸡 and 冲锋鸡/责任鸡 risk (D17–D19), 翻牌鸡 chances (D15), 豆 (D11, D12) and
+  报听 (D9); 自贡 fan with 根 (Z11), 报叫/报杠 (Z19, Z20), 查叫 and 退税 near the end of the
+  wall (Z16, Z17).
+
+Ties break by a hash of the seed and the action, so a decision depends only on the
+observation, the legal actions and the seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cache, lru_cache
+from typing import Any
+
+from majiang.actions import Action, ActionType
+from majiang.analysis import keys_of
+from majiang.state import Meld, MeldKind
+from majiang.tiles import Tile, parse_tile
+from majiang.variants import get_variant
+from majiang.variants.duyun.patterns import pattern_of
+from majiang.variants.zigong.fan import hand_fan
+
+__all__ = [
+    "DuyunValuation",
+    "Hint",
+    "Ranked",
+    "SeatView",
+    "Valuation",
+    "ZigongValuation",
+    "choose",
+    "discard_hints",
+    "rank",
+    "shanten",
+    "shanten_counts",
+    "unseen_counts",
+    "useful_tiles",
+]
+
+_TILES = tuple(Tile)
+_WIN = 1_000_000.0
+_SHANTEN_WEIGHT = 60.0
+
+
+# -- shanten ---------------------------------------------------------------------------------
+
+
+_SHAPES = (
+    ((0, 0, 0), (1, 0, 0)),  # pung
+    ((0, 1, 2), (1, 0, 0)),  # sequence
+    ((0, 0), (0, 0, 1)),  # pair
+    ((0, 1), (0, 1, 0)),  # two in a row
+    ((0, 2), (0, 1, 0)),  # two with a gap
+    ((0,), (0, 0, 0)),  # a lone tile
+)
+
+
+def _pareto(found: set[tuple[int, int, int]]) -> tuple[tuple[int, int, int], ...]:
+    best = [
+        o for o in found
+        if not any(p != o and p[0] >= o[0] and p[1] >= o[1] and p[2] >= o[2] for p in found)
+    ]
+    return tuple(sorted(best, reverse=True))
+
+
+@cache
+def _suit_options(key: int) -> tuple[tuple[int, int, int], ...]:
+    """The Pareto-best (sets, partial sets, pairs) readings of one suit's tiles, given as a
+    suit key (3 bits per rank). Pairs beyond the first count as partial sets later."""
+    if key == 0:
+        return ((0, 0, 0),)
+    rank = 0
+    while not (key >> (3 * rank)) & 7:
+        rank += 1
+    found: set[tuple[int, int, int]] = set()
+    for offsets, (dm, dt, dp) in _SHAPES:
+        rest = key
+        for offset in offsets:
+            r = rank + offset
+            if r > 8 or not (rest >> (3 * r)) & 7:
+                break
+            rest -= 1 << (3 * r)
+        else:
+            for m, t, p in _suit_options(rest):
+                found.add((m + dm, t + dt, p + dp))
+    return _pareto(found)
+
+
+@lru_cache(maxsize=1 << 16)
+def shanten(k0: int, k1: int, k2: int, melds: int) -> int:
+    """Shanten of concealed tiles given as three suit keys, with ``melds`` declared sets:
+    -1 complete, 0 ready (听牌), n tiles from ready otherwise. Seven pairs count when there
+    are no melds."""
+    need = 4 - melds
+    best = 8
+    for a in _suit_options(k0):
+        for b in _suit_options(k1):
+            for c in _suit_options(k2):
+                m = a[0] + b[0] + c[0]
+                t = a[1] + b[1] + c[1]
+                p = a[2] + b[2] + c[2]
+                if p > 1:
+                    t += p - 1
+                    p = 1
+                m = min(m, need)
+                if m + t > need:
+                    t = need - m
+                value = 2 * need - 2 * m - t - p
+                best = min(best, value)
+    if melds == 0:
+        # Seven pairs, four identical tiles counting as two pairs (D6 龙七对, Z11).
+        pairs = 0
+        for key in (k0, k1, k2):
+            for r in range(9):
+                pairs += ((key >> (3 * r)) & 7) // 2
+        seven = 6 - min(pairs, 7)
+        best = min(best, seven)
+    return best
+
+
+def shanten_counts(counts: Sequence[int], melds: int = 0) -> int:
+    """:func:`shanten` of a 27-entry count list."""
+    k = keys_of(counts)
+    return shanten(k[0], k[1], k[2], melds)
+
+
+# -- what a seat sees -----------------------------------------------------------------------
+
+
+def _tile(code: str) -> Tile:
+    return parse_tile(code)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """The facts the advisor takes from one seat's observation."""
+
+    variant: str
+    seat: int
+    counts: tuple[int, ...]
+    """The seat's concealed tiles (the drawn tile included), 27 counts."""
+    melds: tuple[Meld, ...]
+    unseen: tuple[int, ...]
+    """Copies of each tile kind this seat has not seen (wall and others' hands)."""
+    wall_remaining: int
+    declared: bool
+    others_declared: tuple[int, ...]
+    chickens_discarded: int
+    """How many 幺鸡 have been discarded, claimed ones included (only the first can be 冲锋鸡
+    or 责任鸡, D17, D19)."""
+    safe: frozenset[Tile]
+    """Tiles already discarded by a seat that declared ready (it did not win on them)."""
+    panel: tuple[Tile, ...]
+    """The open 报杠 panel's tiles (自贡, Z20), if any."""
+    players: int
+
+    @property
+    def has_kong(self) -> bool:
+        """Whether the seat owns a 豆 (any kong, D11)."""
+        return any(m.kind is not MeldKind.PUNG for m in self.melds)
+
+
+def unseen_counts(observation: Mapping[str, Any]) -> list[int]:
+    """How many copies of each tile kind ``observation``'s seat has not seen: four of each
+    kind in play, less its own tiles, every meld, every river tile still lying there, the
+    tiles laid open by winners and the 萝卜 tiles."""
+    kinds = get_variant(str(observation["variant"])).tile_kinds({})
+    left = [0] * 27
+    for tile in kinds:
+        left[tile] = 4
+    me = observation["me"]
+    seen = [_tile(c) for c in me["hand"]]
+    if me.get("drawn"):
+        seen.append(_tile(me["drawn"]))
+    for s in observation["seats"]:
+        for meld in s["melds"]:
+            size = 3 if meld["kind"] == "pung" else 4
+            seen.extend([_tile(meld["tile"])] * size)
+        for entry in s["river"]:
+            if "claimed_by" not in entry and not entry.get("won_by"):
+                seen.append(_tile(entry["tile"]))
+        if s["seat"] != me["seat"] and "concealed" in s:
+            seen.extend(_tile(c) for c in s["concealed"])
+    seen.extend(_tile(c) for c in observation.get("luobo", ()))
+    for tile in seen:
+        if left[tile]:
+            left[tile] -= 1
+    return left
+
+
+def _view(observation: Mapping[str, Any]) -> SeatView:
+    me = observation["me"]
+    seat = int(me["seat"])
+    counts = [0] * 27
+    for code in me["hand"]:
+        counts[_tile(code)] += 1
+    if me.get("drawn"):
+        counts[_tile(me["drawn"])] += 1
+    mine = observation["seats"][seat]
+    melds = tuple(
+        Meld(MeldKind(m["kind"]), _tile(m["tile"]), m.get("from")) for m in mine["melds"]
+    )
+    safe: set[Tile] = set()
+    declared_others = []
+    chickens = 0
+    for s in observation["seats"]:
+        for entry in s["river"]:
+            if entry["tile"] == "1s":
+                chickens += 1
+        if s["seat"] != seat and s["declared"] and not s["won"]:
+            declared_others.append(int(s["seat"]))
+            safe.update(_tile(e["tile"]) for e in s["river"])
+    return SeatView(
+        variant=str(observation["variant"]),
+        seat=seat,
+        counts=tuple(counts),
+        melds=melds,
+        unseen=tuple(unseen_counts(observation)),
+        wall_remaining=int(observation["wall_remaining"]),
+        declared=bool(mine["declared"]),
+        others_declared=tuple(declared_others),
+        chickens_discarded=chickens,
+        safe=frozenset(safe),
+        panel=tuple(_tile(c) for c in me.get("baogang_panel", ())),
+        players=int(observation["players"]),
+    )
+
+
+# -- per-variant values ------------------------------------------------------------------------
+
+
+class Valuation:
+    """What a variant's scoring adds to the generic shape judgement. The base is plain
+    mahjong: every win is worth the same."""
+
+    def __init__(self, settings: Mapping[str, Any]) -> None:
+        self.settings = settings
+
+    def wait_value(self, view: SeatView, counts: Sequence[int], tile: Tile) -> float:
+        """The worth of waiting on ``tile`` with the 13 ``counts``: about 1 for the
+        smallest win."""
+        return 1.0
+
+    def discard_value(self, view: SeatView, counts: Sequence[int], tile: Tile, sh: int) -> float:
+        """What discarding ``tile`` itself gains or risks; ``counts`` and ``sh`` are the hand
+        and its shanten after the discard."""
+        return 0.0
+
+    def keep_value(self, view: SeatView, counts: Sequence[int]) -> float:
+        """What holding these 13 tiles is worth beyond their shape."""
+        return 0.0
+
+    def kong_value(self, view: SeatView, tile: Tile, sh: int) -> float:
+        """What a kong of ``tile`` is worth, given the shanten after it."""
+        return 4.0 if sh <= 1 else 1.0
+
+    def pung_value(self, view: SeatView, tile: Tile, sh: int) -> float:
+        """What a 碰 of ``tile`` adds beyond the shape, given the shanten after it."""
+        return 0.0
+
+    def declare_value(self, view: SeatView, counts: Sequence[int], waits: float) -> float:
+        """What declaring ready with the 13 ``counts`` and ``waits`` unseen winning tiles
+        (weighted by value) is worth; negative to decline."""
+        return -1.0
+
+
+class DuyunValuation(Valuation):
+    """都匀捉鸡 (D6–D21)."""
+
+    def _pattern_points(
+        self, view: SeatView, counts: Sequence[int], tile: Tile
+    ) -> tuple[int, bool]:
+        full = list(counts)
+        full[tile] += 1
+        found = pattern_of(full, view.melds)
+        if found is None:
+            return 1, True
+        return found.points, found.pinghu
+
+    def wait_value(self, view: SeatView, counts: Sequence[int], tile: Tile) -> float:
+        points, pinghu = self._pattern_points(view, counts, tile)
+        value = 1.0 + points / 3.0
+        # D7: a 平胡 won on a discard needs a 豆 (or 报听): without one only 自摸 counts.
+        if (
+            pinghu
+            and self.settings.get("pinghu_discard_needs_dou", True)
+            and not view.has_kong
+            and not view.declared
+        ):
+            value *= 1.0 / max(1, view.players - 1)
+        return value
+
+    def discard_value(self, view: SeatView, counts: Sequence[int], tile: Tile, sh: int) -> float:
+        value = 0.0
+        if tile is Tile.S1:
+            # D17/D19: the first 幺鸡 pays or costs 冲锋鸡 by the discarder's ready state at the
+            # end, and a 碰 of it makes 责任鸡; later ones cost 1 each when not ready (D18).
+            hero = 3.0 if self.settings.get("first_chicken", "hero") == "hero" else 2.0
+            stake = hero if not view.chickens_discarded else 1.0
+            payers = view.players - 1
+            if sh == 0:
+                value += stake * payers * 0.6
+            else:
+                value -= stake * payers * (1.0 + 0.5 * sh)
+            value -= 6.0  # a 幺鸡 held is a chicken that pays when the hand ends ready
+        return value
+
+    def keep_value(self, view: SeatView, counts: Sequence[int]) -> float:
+        # D15 翻牌鸡: the turned tile makes the next rank a chicken; what is held of that rank
+        # pays when the hand ends ready. Chance by unseen copies of each rank below.
+        total = sum(view.unseen) or 1
+        value = 0.0
+        for index, n in enumerate(counts):
+            if n:
+                below = index - 1 if index % 9 else index + 8
+                value += n * view.unseen[below] / total * 3.0
+        return value
+
+    def kong_value(self, view: SeatView, tile: Tile, sh: int) -> float:
+        # D11/D12: a 豆 pays 3 from each other seat when its owner ends ready, and lets a
+        # 平胡 win on a discard (D7). A 幺鸡 kong costs when the hand ends not ready (D18).
+        value = 9.0 if sh <= 1 else 3.0
+        if tile is Tile.S1 and sh > 1:
+            value -= 4.0
+        return value
+
+    def pung_value(self, view: SeatView, tile: Tile, sh: int) -> float:
+        # D19 责任鸡: 碰 the first discarded 幺鸡 pays well when the claimer ends ready.
+        if tile is Tile.S1 and view.chickens_discarded == 1:
+            return 8.0 if sh <= 1 else -4.0
+        return 0.0
+
+    def declare_value(self, view: SeatView, counts: Sequence[int], waits: float) -> float:
+        # D9/D10: 报听 adds 10 from every payer and lifts the 豆 need (D7), but freezes the hand.
+        return waits - 2.0
+
+
+class ZigongValuation(Valuation):
+    """自贡麻将 (Z11–Z20)."""
+
+    def wait_value(self, view: SeatView, counts: Sequence[int], tile: Tile) -> float:
+        full = list(counts)
+        full[tile] += 1
+        fan = hand_fan(full, view.melds, tile)
+        total = fan.total if fan is not None else 0
+        cap = int(self.settings.get("fan_cap", 4))
+        return float(2 ** min(total, cap))
+
+    def kong_value(self, view: SeatView, tile: Tile, sh: int) -> float:
+        # Z14/Z17: kong money is refunded (退税) by a hand that ends not ready; Z11: a kong is
+        # a 根 (+1 fan) for a ready hand.
+        if sh <= 0:
+            return 8.0
+        if sh == 1 and view.wall_remaining > 12:
+            return 4.0
+        return -1.0
+
+    def declare_value(self, view: SeatView, counts: Sequence[int], waits: float) -> float:
+        # Z19/Z18: 报叫 adds a fan, but a 报叫 seat that does not win pays 反查叫; declare only
+        # with plenty of live winning tiles.
+        return waits - 5.0
+
+
+_VALUATIONS: dict[str, type[Valuation]] = {"duyun": DuyunValuation, "zigong": ZigongValuation}
+
+
+def _valuation(variant: str, settings: Mapping[str, Any] | None) -> Valuation:
+    checked = get_variant(variant).schema.validate(dict(settings or {}))
+    return _VALUATIONS.get(variant, Valuation)(checked)
+
+
+# -- judging a hand ----------------------------------------------------------------------------
+
+
+def _near(counts: Sequence[int]) -> list[int]:
+    """Tile kinds that could lower the shanten of ``counts``: within two ranks of a held
+    tile of the same suit (an isolated new tile forms no set, pair or partial set)."""
+    out = []
+    for index in range(27):
+        rank = index % 9
+        base = index - rank
+        if any(counts[base + r] for r in range(max(0, rank - 2), min(9, rank + 3))):
+            out.append(index)
+    return out
+
+
+def useful_tiles(
+    counts: Sequence[int], melds: int, unseen: Sequence[int]
+) -> tuple[int, list[tuple[Tile, int]]]:
+    """The shanten of 13-equivalent ``counts`` (``13 - 3 * melds`` tiles) and the tiles
+    that lower it, each with its unseen copies. For a ready hand those are its waits."""
+    keys = keys_of(counts)
+    sh = shanten(keys[0], keys[1], keys[2], melds)
+    found: list[tuple[Tile, int]] = []
+    for index in _near(counts):
+        if counts[index] >= 4:
+            continue
+        suit = index // 9
+        bumped = list(keys)
+        bumped[suit] += 1 << (3 * (index % 9))
+        if shanten(bumped[0], bumped[1], bumped[2], melds) < sh:
+            found.append((_TILES[index], unseen[index]))
+    return sh, found
+
+
+class _Judge:
+    """Scores 13-equivalent hands of one seat on one scale, caching by hand."""
+
+    def __init__(self, view: SeatView, values: Valuation) -> None:
+        self.view = view
+        self.values = values
+        self.cache: dict[tuple[tuple[int, ...], int], tuple[float, int, float]] = {}
+        self.endgame = max(0.0, 1.0 - view.wall_remaining / 40.0)
+
+    def hand(self, counts: Sequence[int], melds: int) -> tuple[float, int, float]:
+        """(score, shanten, value-weighted unseen waits) of 13-equivalent ``counts``."""
+        key = (tuple(counts), melds)
+        hit = self.cache.get(key)
+        if hit is not None:
+            return hit
+        view = self.view
+        sh, useful = useful_tiles(counts, melds, view.unseen)
+        waits = 0.0
+        if sh == 0:
+            waits = sum(n * self.values.wait_value(view, counts, t) for t, n in useful)
+            shape = 3.0 * waits
+        else:
+            shape = float(sum(n for _, n in useful))
+        score = (
+            -_SHANTEN_WEIGHT * sh
+            # 查叫 and 退税 (D21, Z16, Z17): a hand not ready when the wall runs out pays, so
+            # readiness weighs more as the wall shrinks.
+            - 40.0 * self.endgame * min(sh, 2)
+            + shape
+            + self.values.keep_value(view, counts)
+        )
+        result = (score, sh, waits)
+        self.cache[key] = result
+        return result
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """One legal action (ticks chosen, for a 报杠 answer) and the advisor's score for it."""
+
+    action: Action
+    score: float
+
+
+def _tiebreak(seed: str | int, action: Action) -> float:
+    digest = hashlib.blake2b(f"{seed}|{action}".encode(), digest_size=4).digest()
+    return int.from_bytes(digest, "big") / 2**32 * 1e-3
+
+
+def _without(counts: Sequence[int], tile: Tile, n: int = 1) -> list[int]:
+    out = list(counts)
+    out[tile] -= n
+    return out
+
+
+def _score(judge: _Judge, view: SeatView, action: Action) -> list[Ranked]:
+    values = judge.values
+    counts = view.counts
+    melds = len(view.melds)
+    concealed13 = sum(counts) + 3 * melds == 13
+    kind = action.type
+    if kind is ActionType.WIN:
+        return [Ranked(action, _WIN)]
+    if kind is ActionType.PASS:
+        return [Ranked(action, judge.hand(counts, melds)[0] if concealed13 else 0.0)]
+    if kind is ActionType.DECLARE:
+        if view.panel:
+            # Z20: tick one triplet (any single one keeps the hand ready); it is konged when
+            # its fourth copy comes, for kong money and a 根.
+            best = max(view.panel, key=lambda t: (view.unseen[t], -t))
+            return [
+                Ranked(replace(action, ticks=(best,)), 1.0),
+                Ranked(action, 0.0),
+            ]
+        score, _, waits = judge.hand(counts, melds)
+        return [Ranked(action, score + 3.0 * values.declare_value(view, counts, waits))]
+    assert action.tile is not None
+    tile = action.tile
+    if kind is ActionType.DISCARD:
+        rest = _without(counts, tile)
+        score, sh, waits = judge.hand(rest, melds)
+        score += values.discard_value(view, rest, tile, sh)
+        if view.others_declared and tile not in view.safe:
+            score -= 4.0 * len(view.others_declared)
+        if action.declare:
+            score += 3.0 * values.declare_value(view, rest, waits)
+        return [Ranked(action, score)]
+    if kind is ActionType.PUNG:
+        rest = _without(counts, tile, 2)
+        after_pung = max(
+            (judge.hand(_without(rest, _TILES[i]), melds + 1) for i in range(27) if rest[i]),
+            key=lambda r: r[0],
+        )
+        return [Ranked(action, after_pung[0] + values.pung_value(view, tile, after_pung[1]))]
+    # KONG: on a discard (13 tiles), concealed (four in hand) or added to a 碰.
+    if concealed13:
+        rest, after = _without(counts, tile, 3), melds + 1
+    elif counts[tile] == 4:
+        rest, after = _without(counts, tile, 4), melds + 1
+    else:
+        rest, after = _without(counts, tile), melds
+    score, sh, _ = judge.hand(rest, after)
+    return [Ranked(action, score + values.kong_value(view, tile, sh))]
+
+
+def rank(
+    observation: Mapping[str, Any],
+    legal: Sequence[Action],
+    *,
+    seed: str | int = 0,
+    settings: Mapping[str, Any] | None = None,
+) -> list[Ranked]:
+    """The seat's ``legal`` actions, best first, judged from ``observation`` alone (what
+    :meth:`Round.observation` gives that seat) and the room ``settings`` (the variant's
+    defaults when omitted). A 报杠 answer (Z20) comes with its ticks chosen."""
+    view = _view(observation)
+    judge = _Judge(view, _valuation(view.variant, settings))
+    ranked = [
+        Ranked(r.action, r.score + _tiebreak(seed, r.action))
+        for action in legal
+        for r in _score(judge, view, action)
+    ]
+    ranked.sort(key=lambda r: -r.score)
+    return ranked
+
+
+def choose(
+    observation: Mapping[str, Any],
+    legal: Sequence[Action] | None = None,
+    *,
+    seed: str | int = 0,
+    settings: Mapping[str, Any] | None = None,
+) -> Action:
+    """The advisor's action for the seat of ``observation``: the best of :func:`rank`.
+    ``legal`` defaults to the legal actions the observation lists."""
+    if legal is None:
+        legal = [Action.from_json(a) for a in observation["me"]["legal"]]
+    if not legal:
+        raise ValueError("the seat has no legal action to choose from")
+    return rank(observation, legal, seed=seed, settings=settings)[0].action
+
+
+# -- hints ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """What discarding ``tile`` leaves: its shanten, and the tiles that would help (the
+    waits when ready), each with its unseen copies."""
+
+    tile: Tile
+    shanten: int
+    tiles: tuple[tuple[Tile, int], ...]
+
+    @property
+    def kinds(self) -> int:
+        """How many tile kinds help (wait, when ready)."""
+        return len(self.tiles)
+
+    @property
+    def left(self) -> int:
+        """How many copies of them this seat has not seen."""
+        return sum(n for _, n in self.tiles)
+
+    @property
+    def text(self) -> str:
+        """The hint as players read it."""
+        if self.shanten == 0:
+            return f"打这张听 {self.kinds} 张，剩 {self.left} 张"
+        return f"打这张差 {self.shanten} 张听牌，有效牌 {self.kinds} 种 {self.left} 张"
+
+    def to_json(self) -> dict[str, Any]:
+        """The hint as JSON for the table page."""
+        return {
+            "tile": self.tile.code,
+            "shanten": self.shanten,
+            "tiles": [[t.code, n] for t, n in self.tiles],
+            "kinds": self.kinds,
+            "left": self.left,
+            "text": self.text,
+        }
+
+
+def discard_hints(observation: Mapping[str, Any]) -> list[Hint]:
+    """For each tile the seat may discard now, what the discard leaves (听牌提示), from the
+    seat's observation alone. Empty when the seat is not about to discard."""
+    me = observation["me"]
+    tiles = sorted(
+        {_tile(a["tile"]) for a in me["legal"] if a["type"] == "discard" and "tile" in a}
+    )
+    if not tiles:
+        return []
+    view = _view(observation)
+    melds = len(view.melds)
+    hints = []
+    for tile in tiles:
+        sh, useful = useful_tiles(_without(view.counts, tile), melds, view.unseen)
+        hints.append(Hint(tile, sh, tuple(useful)))
+    return hints

@@ -1,0 +1,262 @@
+"""The advisor (majiang.advisor): legal, observation-only, deterministic, and the variant
+choices the rulings call for."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from majiang import Action, ActionType, Round, Tile, get_variant, parse_tiles
+from majiang.advisor import choose, discard_hints, rank, shanten_counts, unseen_counts
+from majiang.analysis import waits
+from majiang.scenario import deal_scenario
+from majiang.tiles import counts_of
+from majiang.wall import full_set
+
+DUYUN, ZIGONG = get_variant("duyun"), get_variant("zigong")
+
+
+def _deal_with(variant_id: str, dealer_hand: str, draws: str = "") -> Round:
+    """Seat 0 deals with ``dealer_hand``; the other seats get the rest in sorted order."""
+    variant = get_variant(variant_id)
+    pool = Counter(full_set(variant.tile_kinds({})))
+    pool.subtract(parse_tiles(dealer_hand) + parse_tiles(draws))
+    rest = sorted(pool.elements())
+    hands = [dealer_hand] + ["".join(t.code for t in rest[13 * i:13 * i + 13]) for i in range(3)]
+    rnd, _ = deal_scenario(variant, None, dealer=0, hands=hands, draws=draws)
+    return rnd
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    variant=st.sampled_from(["duyun", "zigong"]),
+    players=st.sampled_from([3, 4]),
+    seed=st.text(min_size=1, max_size=8),
+    advised=st.floats(min_value=0.0, max_value=1.0),
+)
+def test_advisor_never_picks_an_illegal_action(
+    variant: str, players: int, seed: str, advised: float
+) -> None:
+    """Whole hands from random deals: at every decision, of any seat, the advisor's choice
+    from the seat's observation is accepted by the round; the other seats mix advised and
+    random moves, so the observations cover claims, 报听/报叫, 报杠 panels and kongs."""
+    rnd, _ = Round.deal(get_variant(variant), {"players": players}, seed=seed)
+    rng = random.Random(seed)
+    while not rnd.ended:
+        for seat in rnd.pending():
+            legal = rnd.legal_actions(seat)
+            choice = choose(rnd.observation(seat), legal, seed=seed)
+            assert choice.without_ticks() in legal
+        seat = rnd.pending()[0]
+        legal = rnd.legal_actions(seat)
+        if rng.random() < advised:
+            action = choose(rnd.observation(seat), legal, seed=seed)
+        else:
+            action = rng.choice(legal)
+        rnd.apply(action)  # raises IllegalActionError if the advisor's choice were illegal
+
+
+def _two_deals(seed: str, *, in_hands: bool) -> tuple[Round, Round]:
+    """Two deals of one wall but for two tiles hidden from seat 0 swapped: between seat 1's
+    and seat 2's hands (``in_hands``), or between two wall tiles 40 draws away."""
+    first, _ = Round.deal(DUYUN, None, dealer=0, seed=seed)
+    assert first.dealt_last is not None
+    wall = list(first.wall.undrawn())
+    # The deal order: seat i's 13 tiles, seat 0 (the dealer) first, then its 14th tile.
+    order = []
+    for seat in range(4):
+        hand = Counter(first.seats[seat].concealed())
+        if seat == 0:
+            hand[first.dealt_last] -= 1
+        order.append(sorted(hand.elements()))
+    one, two = order[1], order[2]
+    if in_hands:
+        i = next(i for i in range(13) if one[i] not in two)
+        j = next(j for j in range(13) if two[j] not in one)
+        one[i], two[j] = two[j], one[i]
+    else:
+        k = next(k for k in range(41, len(wall)) if wall[k] != wall[40])
+        wall[40], wall[k] = wall[k], wall[40]
+    swapped = order[0] + one + two + order[3] + [first.dealt_last] + wall
+    second, _ = Round.deal(DUYUN, None, dealer=0, wall=swapped)
+    return first, second
+
+
+def test_advisor_reads_only_the_observation() -> None:
+    """Deals that differ only in tiles seat 0 cannot see give seat 0 the same observation
+    and the same choice (other seats' hands: its first decision; the wall: its decisions
+    until the swapped tiles come near); a JSON copy of the observation chooses alike."""
+    for seed in ("a", "b", "c", "d", "e", "f"):
+        for in_hands in (True, False):
+            first, second = _two_deals(seed, in_hands=in_hands)
+            assert first.snapshot() != second.snapshot()
+            for _ in range(6):
+                obs1, obs2 = first.observation(0), second.observation(0)
+                assert obs1 == obs2
+                legal = first.legal_actions(0)
+                choice = choose(obs1, legal, seed=seed)
+                assert choice == choose(obs2, second.legal_actions(0), seed=seed)
+                assert choice == choose(json.loads(json.dumps(obs1)), legal, seed=seed)
+                if in_hands:
+                    break
+                first.apply(choice)
+                second.apply(choice)
+                while not first.ended and 0 not in first.pending():
+                    seat = first.pending()[0]
+                    action = first.timeout_action(seat)
+                    assert action is not None
+                    first.apply(action)
+                    second.apply(action)
+                if first.ended:
+                    break
+
+
+def test_advisor_is_deterministic_for_an_observation_and_a_seed() -> None:
+    rnd, _ = Round.deal(ZIGONG, None, dealer=0, seed="det")
+    obs = rnd.observation(0)
+    legal = rnd.legal_actions(0)
+    ranked = rank(copy.deepcopy(obs), legal, seed=7)
+    assert ranked == rank(copy.deepcopy(obs), legal, seed=7)
+    assert [r.action for r in ranked] == sorted(
+        [r.action for r in ranked], key=lambda a: -next(x.score for x in ranked if x.action == a)
+    )
+
+
+def test_D17_not_ready_keeps_the_first_yaoji_rather_than_risk_chongfengji() -> None:
+    """D17/D18: a 幺鸡 discarded first by a hand that ends not ready pays every other seat
+    冲锋鸡; with 9m just as useless, the advisor lets 9m go."""
+    rnd = _deal_with("duyun", "1s9m1m2m3m4m5m6m2p3p6p7p8p8p")
+    choice = choose(rnd.observation(0), rnd.legal_actions(0), seed=1)
+    assert choice == Action(ActionType.DISCARD, 0, Tile.M9)
+
+
+def test_D7_pinghu_without_dou_is_not_won_on_a_discard_but_is_won_by_self_draw() -> None:
+    """D7: seat 1's 平胡 without a 豆 is not offered on the dealer's 3m discard, so the
+    advisor cannot take it; on its own draw of 3m (自摸, always allowed) it wins."""
+    hands = [
+        "3m1p1p1p2p2p2p6p6p6p7s7s7s9s",
+        "1m2m4m5m6m7m8m9m2p3p4p5s5s",
+        "4m4m5m5m6m6m7p7p8p8p9p9p1s",
+        "7m7m8m8m9m9m3p3p4p4p5s5s6s",
+    ]
+    rnd, _ = deal_scenario(DUYUN, None, dealer=0, hands=hands, draws="3m")
+    rnd.apply(Action(ActionType.DISCARD, 0, Tile.M3))
+    assert rnd.pending() == (1,)  # no claim window: seat 1 was not offered the 平胡
+    legal = rnd.legal_actions(1)
+    assert Action(ActionType.WIN, 1) in legal
+    assert choose(rnd.observation(1), legal, seed=1) == Action(ActionType.WIN, 1)
+
+
+def test_D9_dealer_declares_baoting_with_a_ready_discard_and_live_waits() -> None:
+    """D9/D10: 报听 adds 10 from every payer; with a first discard that leaves two live
+    waits, the dealer discards it and declares."""
+    rnd = _deal_with("duyun", "1m2m3m4m5m6m2p3p4p9p9p6s7s1p")
+    choice = choose(rnd.observation(0), rnd.legal_actions(0), seed=1)
+    assert choice == Action(ActionType.DISCARD, 0, Tile.P1, declare=True)
+
+
+def test_Z20_baogang_panel_answer_ticks_an_offered_triplet_and_is_accepted() -> None:
+    """Z20 (the seed's case 2): after the dealer's 报叫 the panel offers 1s, 2s and 4s; the
+    advisor ticks one of them, and the round accepts the answer."""
+    rnd = _deal_with("zigong", "1s1s1s2s2s2s3s3s3s3s4s4s4s5s")
+    while 0 not in rnd.pending_declarations:
+        seat = rnd.pending()[0]
+        legal = rnd.legal_actions(seat)
+        if seat == 0:
+            rnd.apply(next(a for a in legal if a.declare and a.tile is Tile.S3))
+        else:
+            rnd.apply(next(a for a in legal if a.type is ActionType.PASS))
+    choice = choose(rnd.observation(0), rnd.legal_actions(0), seed=1)
+    assert choice.type is ActionType.DECLARE
+    assert choice.ticks is not None and len(choice.ticks) == 1
+    assert choice.ticks[0] in (Tile.S1, Tile.S2, Tile.S4)
+    rnd.apply(choice)
+    assert rnd.seats[0].declared and rnd.seats[0].ticks == set(choice.ticks)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(range(27)), min_size=13, max_size=13).filter(
+    lambda ts: max(Counter(ts).values()) <= 4))
+def test_shanten_zero_exactly_when_the_analysis_finds_waits(tiles: list[int]) -> None:
+    counts = counts_of(Tile(t) for t in tiles)
+    assert (shanten_counts(counts) == 0) == bool(waits(counts))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_a_complete_hand_less_one_tile_is_ready(data: st.DataObject) -> None:
+    sets = data.draw(st.lists(st.sampled_from(range(27 + 21)), min_size=4, max_size=4))
+    pair = data.draw(st.sampled_from(range(27)))
+    counts = [0] * 27
+    counts[pair] += 2
+    for s in sets:
+        if s < 27:
+            counts[s] += 3
+        else:
+            base = [i for i in range(27) if i % 9 <= 6][s - 27]
+            for k in range(3):
+                counts[base + k] += 1
+    if max(counts) > 4:
+        return
+    assert shanten_counts(counts) == -1
+    drop = data.draw(st.sampled_from([i for i in range(27) if counts[i]]))
+    counts[drop] -= 1
+    assert shanten_counts(counts) == 0
+
+
+def test_hint_numbers_equal_the_analysis() -> None:
+    """听牌提示: for every discard, a ready hint lists exactly the waits of the analysis
+    with the seat's unseen copies; a not-ready hint's shanten is the analysis' shanten."""
+    for seed in ("h1", "h2", "h3", "h4"):
+        rnd, _ = Round.deal(DUYUN, None, dealer=0, seed=seed)
+        obs = rnd.observation(0)
+        unseen = unseen_counts(obs)
+        concealed = rnd.seats[0].concealed()
+        hints = discard_hints(obs)
+        assert {h.tile for h in hints} == set(concealed)
+        for hint in hints:
+            rest = list(concealed)
+            rest.remove(hint.tile)
+            counts = counts_of(rest)
+            assert hint.shanten == shanten_counts(counts)
+            if hint.shanten == 0:
+                expected = [(t, unseen[t]) for t in waits(counts)]
+                assert list(hint.tiles) == expected
+                left = sum(n for _, n in expected)
+                assert hint.text == f"打这张听 {len(expected)} 张，剩 {left} 张"
+            else:
+                for tile, _n in hint.tiles:
+                    more = list(counts)
+                    more[tile] += 1
+                    assert shanten_counts(more) < hint.shanten
+
+
+def test_unseen_counts_subtract_what_the_seat_sees() -> None:
+    rnd = _deal_with("duyun", "1s9m1m2m3m4m5m6m2p3p6p7p8p8p")
+    rnd.apply(Action(ActionType.DISCARD, 0, Tile.M9))
+    obs = rnd.observation(1)
+    unseen = unseen_counts(obs)
+    mine = Counter(rnd.seats[1].concealed())
+    for tile in Tile:
+        assert unseen[tile] == 4 - mine[tile] - (tile is Tile.M9)
+
+
+def test_Z17_a_kong_not_near_ready_is_made_early_but_not_when_the_wall_runs_out() -> None:
+    """Z14/Z17: kong money stands only for a hand that ends ready (退税 otherwise) and Z16
+    查叫 makes readiness urgent late: the same hand, one tile from ready before and after
+    the kong, kongs 3s with the wall full and keeps building its hand with six tiles left
+    (the observation alone differs)."""
+    rnd = _deal_with("zigong", "3s3s3s3s7p8s1p3p7s5p5s5p6p8p")
+    while rnd.window is not None:  # the other seats' opening 报叫 question (Z19): pass
+        seat = rnd.pending()[0]
+        rnd.apply(Action(ActionType.PASS, seat))
+    legal = rnd.legal_actions(0)
+    obs = rnd.observation(0)
+    assert choose(obs, legal, seed=1) == Action(ActionType.KONG, 0, Tile.S3)
+    late = {**obs, "wall_remaining": 6}
+    assert choose(late, legal, seed=1).type is ActionType.DISCARD
