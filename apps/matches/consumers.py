@@ -339,8 +339,10 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                 await self._resync_in_order(self.version)
                 return
             self.version = event["v"]
-            self.sent_at = time.monotonic()
-            await self.send(text_data=event["texts"][broadcast.audience(self.seat)])
+            text = event["texts"].get(broadcast.audience(self.seat))
+            if text is not None:  # none: this viewer may see nothing of the change (H2)
+                self.sent_at = time.monotonic()
+                await self.send(text_data=text)
 
     async def table_presence(self, event: dict[str, Any]) -> None:
         """A seat came online or went offline: forward who is connected (not versioned)."""

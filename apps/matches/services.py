@@ -22,7 +22,7 @@ from django.utils import timezone
 from apps.clubs.models import Room
 from majiang import IllegalActionError
 
-from . import lifecycle
+from . import lifecycle, pacing
 from .change import AUTO_PLAY_DELAY, MatchChange, moment_of
 from .frames import epoch_ms
 from .models import Match, MatchEvent, MatchPlayer
@@ -204,6 +204,12 @@ def match_dissolve(*, match_id: int, reason: str) -> bool:
     return True
 
 
+def _end_pause(change: MatchChange) -> None:
+    """H3/H4: end the table's pause once it has lasted its time."""
+    if _past(change, pacing.hold_until(change.match, change.rnd)):
+        lifecycle.window_release(change)
+
+
 def _past(change: MatchChange, moment: datetime | None) -> bool:
     return moment is not None and change.now >= moment
 
@@ -222,6 +228,7 @@ def _expire_vote(change: MatchChange) -> None:
 def _timeout_pending_seats(change: MatchChange) -> None:
     rnd = change.rnd
     assert rnd is not None
+    _end_pause(change)
     deadline_passed = _past(change, change.match.deadline)
     auto_due = _past(change, change.match.changed_at + AUTO_PLAY_DELAY)
     players = {p.seat: p for p in change.players}
