@@ -28,6 +28,8 @@ class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]  # channe
         code = self.scope["url_route"]["kwargs"]["code"]
         found = await self._room_and_state(code)
         if found is None:
+            # Accepted first: a close before the accept reaches the browser as HTTP 403.
+            await self.accept()
             await self.close(code=NOT_FOUND_CLOSE_CODE)
             return
         room_id, state = found
@@ -35,6 +37,21 @@ class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]  # channe
         await self.channel_layer.group_add(self.group_name, self.channel_name)
         await self.accept()
         await self.send_json({"type": "lobby", "state": state})
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """The lobby takes no messages (seat changes go through the API); anything that is
+        not JSON text gets an error frame instead of an internal error."""
+        if text_data is None:
+            await self.send_json(
+                {"type": "error", "code": "malformed", "message": "大厅连接只接受 JSON 文本消息"}
+            )
+            return
+        try:
+            await self.receive_json(await self.decode_json(text_data))
+        except (ValueError, RecursionError):
+            await self.send_json(
+                {"type": "error", "code": "malformed", "message": "消息不是有效的 JSON"}
+            )
 
     async def disconnect(self, code: int) -> None:
         """Stop receiving the lobby's updates."""

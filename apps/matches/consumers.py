@@ -65,6 +65,11 @@ class TokenBucket:
         self.tokens -= cost
         return True
 
+    def charge(self, cost: float) -> None:
+        """Spend ``cost`` tokens even if that leaves fewer than none (a debt)."""
+        self.take(0.0)
+        self.tokens -= cost
+
 
 class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     """One connection to a room's table: a seat's player or a spectator."""
@@ -96,15 +101,15 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         """Authenticate, decide seat or spectator, subscribe, send the current view."""
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+            await self._refuse_connection(CLOSE_UNAUTHENTICATED)
             return
         room = await _read(selectors.room_by_code, self.scope["url_route"]["kwargs"]["code"])
         if room is None:
-            await self.close(code=CLOSE_NO_ROOM)
+            await self._refuse_connection(CLOSE_NO_ROOM)
             return
         access = await _read(selectors.table_access, room, user)
         if access is None:
-            await self.close(code=CLOSE_FORBIDDEN)
+            await self._refuse_connection(CLOSE_FORBIDDEN)
             return
         self.user, self.room_id, self.seat = user, access.room_id, access.seat
         self.match_id: int | None = None
@@ -123,6 +128,13 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self._follow(access.match_id, since=self._query_version())
         else:
             await self.send_json({"type": "waiting", "seat": self.seat})
+
+    async def _refuse_connection(self, code: int) -> None:
+        """Accept, then close with ``code``: a handshake refused before the accept reaches
+        the browser as a plain HTTP 403, without the code the page needs to stop retrying
+        and show "无法进入牌桌"."""
+        await self.accept()
+        await self.close(code=code)
 
     def _query_version(self) -> int | None:
         values = parse_qs(self.scope.get("query_string", b"").decode()).get("v")
@@ -317,10 +329,11 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self._refuse(MatchError("unavailable", UNAVAILABLE_MESSAGE))
 
     async def _refuse(self, error: MatchError) -> None:
-        if not self.bucket.take(self.error_cost):
-            await self._rate_limited()
-            return
+        """Answer a message that was let through with its refusal, always; the refusal's
+        extra cost is then charged (into debt), so a flood of bad messages is cut off at
+        the next ones, never by dropping this answer."""
         await self.send_json({**error.to_json(), "v": self.version})
+        self.bucket.charge(self.error_cost)
 
     async def _rate_limited(self) -> None:
         """Tell the client at most once a second that its messages are being dropped."""
