@@ -209,6 +209,17 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Per-user limits (apps/core/throttles.py); a view's ``throttle_scope`` picks its rate.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "apps.core.throttles.WriteThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "user": env("API_READS_PER_MINUTE", default="600") + "/min",
+        "write": env("API_WRITES_PER_MINUTE", default="120") + "/min",
+        "clubs": "20/hour",
+    },
+    "EXCEPTION_HANDLER": "apps.core.api_errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "麻将亲友圈 API",

@@ -7,11 +7,14 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from apps.core.groups import user_group
+
 from .broadcast import lobby_group_name
 from .errors import ClubNotFound
 from .selectors import lobby_state, room_get_for_member
 
 NOT_FOUND_CLOSE_CODE = 4404
+FORBIDDEN_CLOSE_CODE = 4403
 
 
 class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]  # channels ships no type information
@@ -35,6 +38,7 @@ class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]  # channe
         room_id, state = found
         self.group_name = lobby_group_name(room_id)
         await self.channel_layer.group_add(self.group_name, self.channel_name)
+        await self.channel_layer.group_add(user_group(self.scope["user"].pk), self.channel_name)
         await self.accept()
         await self.send_json({"type": "lobby", "state": state})
 
@@ -57,6 +61,16 @@ class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]  # channe
         """Stop receiving the lobby's updates."""
         if self.group_name is not None:
             await self.channel_layer.group_discard(self.group_name, self.channel_name)
+            await self.channel_layer.group_discard(
+                user_group(self.scope["user"].pk), self.channel_name
+            )
+
+    async def access_changed(self, event: dict[str, Any]) -> None:
+        """The user's access may have ended (:data:`apps.core.groups.ACCESS_EVENT`): check
+        it again, and close with 4403 when they are no longer a member."""
+        code = self.scope["url_route"]["kwargs"]["code"]
+        if await self._room_and_state(code) is None:
+            await self.close(code=FORBIDDEN_CLOSE_CODE)
 
     async def lobby_update(self, event: dict[str, Any]) -> None:
         """Forward a broadcast lobby state to the browser."""

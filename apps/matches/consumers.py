@@ -33,6 +33,8 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.db import InterfaceError, OperationalError
 from redis.exceptions import RedisError
 
+from apps.core.groups import user_group
+
 from . import broadcast, presence, selectors, services
 from .protocol import MAX_MESSAGE_BYTES, MatchError, decode_message, encode_frame
 
@@ -123,6 +125,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self.limited_notice_at = 0.0
         await self.accept()
         await self.channel_layer.group_add(broadcast.room_group(self.room_id), self.channel_name)
+        await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
         self.heartbeat = asyncio.create_task(self._heartbeat())
         if access.match_id is not None:
             await self._follow(access.match_id, since=self._query_version())
@@ -270,6 +273,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self.channel_layer.group_discard(
             broadcast.room_group(self.room_id), self.channel_name
         )
+        await self.channel_layer.group_discard(user_group(self.user.pk), self.channel_name)
 
     async def websocket_receive(self, message: dict[str, Any]) -> None:
         """Refuse oversized or binary frames before parsing; rate-limit everything."""
@@ -362,6 +366,14 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if self.match_id is not None:
             await self.send_json({"type": "presence", "v": self.version,
                                   "players": event["players"]})
+
+    async def access_changed(self, event: dict[str, Any]) -> None:
+        """The user's access may have ended (removed from the club, a role change): check
+        it again, and close with 4403 when it is gone."""
+        room = await _read(selectors.room_by_code, self.scope["url_route"]["kwargs"]["code"])
+        access = None if room is None else await _read(selectors.table_access, room, self.user)
+        if access is None:
+            await self.close(code=CLOSE_FORBIDDEN)
 
     async def table_match_started(self, event: dict[str, Any]) -> None:
         """A match started in this room: follow it."""
