@@ -154,8 +154,9 @@ def test_H4_H2_third_seats_see_the_same_whatever_seat_2_holds(
     fixed_wall: list[list[Tile]],
 ) -> None:
     async def run() -> None:
-        pair, had_pair, during = await _discard_and_pause(fixed_wall, SEAT2_PAIR, 1500)
-        none, had_none, _ = await _discard_and_pause(fixed_wall, SEAT2_NONE, 1500)
+        # The longest pause allowed (H4): the moves and drains before it ends need time.
+        pair, had_pair, during = await _discard_and_pause(fixed_wall, SEAT2_PAIR, 3000)
+        none, had_none, _ = await _discard_and_pause(fixed_wall, SEAT2_NONE, 3000)
         try:
             assert had_pair and not had_none  # the deals differ in what seat 2 may do
             # H2: seat 2's pass while the window stays open reaches seat 2 alone.
