@@ -11,6 +11,7 @@ from apps.core.groups import user_group
 
 from .broadcast import lobby_group_name
 from .errors import ClubNotFound
+from .models import Room
 from .selectors import lobby_state, room_get_for_member
 
 NOT_FOUND_CLOSE_CODE = 4404
@@ -66,11 +67,14 @@ class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]  # channe
             )
 
     async def access_changed(self, event: dict[str, Any]) -> None:
-        """The user's access may have ended (:data:`apps.core.groups.ACCESS_EVENT`): check
-        it again, and close with 4403 when they are no longer a member."""
+        """Access may have ended (:data:`apps.core.groups.ACCESS_EVENT`): check it again;
+        close with 4403 when the user is no longer a member, 4404 when the room closed."""
         code = self.scope["url_route"]["kwargs"]["code"]
-        if await self._room_and_state(code) is None:
+        found = await self._room_and_state(code)
+        if found is None:
             await self.close(code=FORBIDDEN_CLOSE_CODE)
+        elif found[1]["status"] == Room.Status.CLOSED:
+            await self.close(code=NOT_FOUND_CLOSE_CODE)
 
     async def lobby_update(self, event: dict[str, Any]) -> None:
         """Forward a broadcast lobby state to the browser."""

@@ -17,8 +17,9 @@ def group_send(group: str, message: dict[str, Any]) -> None:
 
 
 ACCESS_EVENT = "access.changed"
-"""Sent to a user's group when their access may have ended (removed from a club, a role
-change): each of their live sockets checks its access again and closes (4403) if gone."""
+"""Sent to a group when the access of its sockets may have ended (a user removed from a
+club or given another role, a room closed): each socket checks its access again and
+closes if it is gone (4403; a closed room's lobby 4404)."""
 
 
 def user_group(user_id: int) -> str:
@@ -26,11 +27,10 @@ def user_group(user_id: int) -> str:
     return f"user_{user_id}"
 
 
-def access_changed_on_commit(user_id: int) -> None:
-    """Once the current transaction commits, tell the user's sockets to check their access.
+def access_changed_on_commit(group: str) -> None:
+    """Once the current transaction commits, tell the sockets of ``group`` to check their
+    access (``user_group(user_id)``, or a room's lobby group).
 
     ``robust``: a channel-layer outage is logged and never undoes or fails the write.
     """
-    transaction.on_commit(
-        lambda: group_send(user_group(user_id), {"type": ACCESS_EVENT}), robust=True
-    )
+    transaction.on_commit(lambda: group_send(group, {"type": ACCESS_EVENT}), robust=True)

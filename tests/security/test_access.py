@@ -83,3 +83,20 @@ async def test_a_removed_member_stops_receiving_live_frames() -> None:
     assert await _close_code(lobby) == 4403
     assert await _close_code(player) is None  # others at the table are not affected
     await player.disconnect()
+
+
+@pytest.mark.asyncio
+async def test_a_closed_rooms_lobby_sockets_are_closed() -> None:
+    from apps.clubs.services import rooms
+
+    table = await database_sync_to_async(build_table)(start=False)
+    lobby = WebsocketCommunicator(
+        InjectUser(URLRouter(lobby_urls), table.spectator), f"/ws/rooms/{table.room.code}/lobby/"
+    )
+    assert (await lobby.connect(TIMEOUT))[0]
+    assert (await lobby.receive_json_from(TIMEOUT))["type"] == "lobby"
+    assert await _close_code(lobby) is None
+    await database_sync_to_async(rooms.room_close)(room=table.room, actor=table.users[0])
+    update = await lobby.receive_json_from(TIMEOUT)
+    assert update["type"] == "lobby" and update["state"]["status"] == "closed"
+    assert await _close_code(lobby) == 4404  # the lobby page stops reconnecting on 4404
