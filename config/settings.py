@@ -7,8 +7,10 @@ With no environment variables set this is a development setup: DEBUG on, SQLite 
 Environment variables:
     DEBUG, SECRET_KEY (required when DEBUG is off), ALLOWED_HOSTS, CSRF_TRUSTED_ORIGINS,
     DATABASE_URL (e.g. ``postgres://user@host:5432/db``), REDIS_URL,
-    SECURE_SSL_REDIRECT, SECURE_HSTS_SECONDS, DATABASE_POOL_SIZE, EMAIL_URL (console by
-    default), DEFAULT_FROM_EMAIL, PASSWORD_RESET_TIMEOUT.
+    SECURE_SSL_REDIRECT, SECURE_HSTS_SECONDS (HSTS preload only from a year), DATABASE_POOL_SIZE,
+    TRUSTED_PROXIES (the reverse proxy's addresses), API_READS_PER_MINUTE,
+    API_WRITES_PER_MINUTE, EMAIL_URL (console by default), DEFAULT_FROM_EMAIL,
+    PASSWORD_RESET_TIMEOUT.
 """
 
 import os
@@ -19,6 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import django_stubs_ext
 import environ
+from csp.constants import NONCE, NONE, SELF
 from redis.connection import parse_url as parse_redis_url
 
 from apps.core.embedded_redis import EMBEDDED_REDIS_URL
@@ -71,7 +74,31 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",
+    "csp.middleware.CSPMiddleware",
 ]
+
+# Content-Security-Policy (django-csp): scripts and styles only from this site's static
+# files; an inline script carries the request's nonce. No inline event
+# handlers, no ``javascript:`` links. WebSockets go to this host ('self' covers ws/wss).
+CONTENT_SECURITY_POLICY = {
+    # The API's Swagger page (drf-spectacular) loads its viewer from a CDN with an inline
+    # script; it is for developers and has no policy.
+    "EXCLUDE_URL_PREFIXES": ["/api/docs/"],
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        # Inline style attributes stay allowed: the pages colour avatars and tiles with
+        # them. Scripts, the injection that matters, are held to this site and the nonce.
+        "style-src": [SELF, "'unsafe-inline'"],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
 
 ROOT_URLCONF = "config.urls"
 ASGI_APPLICATION = "config.asgi.application"
@@ -141,6 +168,13 @@ EMAIL_USE_SSL = bool(_email.get("EMAIL_USE_SSL"))
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="麻将亲友圈 <noreply@localhost>")
 PASSWORD_RESET_TIMEOUT = env.int("PASSWORD_RESET_TIMEOUT", default=60 * 60 * 24 * 3)
 
+# Lock a username at one address, never an address for everyone: players behind one home
+# or campus network share it, and a wrong password of one must not lock out the others.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_CLIENT_IP_CALLABLE = "apps.accounts.ratelimit.client_ip"
+# The reverse proxies whose X-Forwarded-For hop is believed (apps.accounts.ratelimit).
+# Empty: the peer's address is the client's (no proxy; daphne runs without --proxy-headers).
+TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=[])
 AXES_FAILURE_LIMIT = 5
 AXES_COOLOFF_TIME = timedelta(minutes=15)
 AXES_RESET_ON_SUCCESS = True
@@ -224,6 +258,17 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Per-user limits (apps/core/throttles.py); a view's ``throttle_scope`` picks its rate.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "apps.core.throttles.WriteThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "user": env("API_READS_PER_MINUTE", default="600") + "/min",
+        "write": env("API_WRITES_PER_MINUTE", default="120") + "/min",
+        "clubs": "20/hour",
+    },
+    "EXCEPTION_HANDLER": "apps.core.api_errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "麻将亲友圈 API",
@@ -235,9 +280,11 @@ SPECTACULAR_SETTINGS = {
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
-    SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=60 * 60 * 24 * 30)
+    SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=365 * 24 * 60 * 60)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
-    SECURE_HSTS_PRELOAD = True
+    # The preload lists take a site only with a max-age of at least a year; asking for
+    # preload with less is refused there and hard to undo once accepted.
+    SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS >= 365 * 24 * 60 * 60
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
 

@@ -59,17 +59,20 @@ class ClaimWindow:
     """Seats deciding at the same time: on a discard, a robbable kong, or 报叫 at the start.
 
     ``options`` holds each eligible seat's legal choices; ``decisions`` what each has chosen.
+    A ``held`` window stays open after every seat has decided, until :meth:`Round.release`
+    (the table's pause, H3/H4); it may have no eligible seat at all.
     """
 
     tile: Tile | None
     from_seat: int | None
     options: dict[int, tuple[Action, ...]]
     decisions: dict[int, Action] = field(default_factory=dict)
+    held: bool = False
 
     @property
     def complete(self) -> bool:
-        """Whether every eligible seat has decided."""
-        return len(self.decisions) == len(self.options)
+        """Whether every eligible seat has decided and the window is not held."""
+        return not self.held and len(self.decisions) == len(self.options)
 
 
 _TAKES_TILE = (ActionType.DISCARD, ActionType.PUNG, ActionType.KONG)
@@ -105,8 +108,12 @@ class Round:
         wall: Sequence[Tile],
         streak: int = 1,
         seed: str | None = None,
+        paced: bool = False,
     ) -> None:
         self.variant = variant
+        self.paced = paced
+        """Whether windows are held for the table's pauses (H3, H4): live play only. A
+        pause changes no outcome, so records and replays play the same hand unpaced."""
         self.settings = dict(settings)
         self.players = variant.players(self.settings)
         if not 0 <= dealer < self.players:
@@ -150,11 +157,13 @@ class Round:
         streak: int = 1,
         seed: str | None = None,
         wall: Sequence[Tile] | None = None,
+        paced: bool = False,
     ) -> tuple[Round, list[Event]]:
         """Validate settings, build the wall (from ``wall`` or ``seed``) and deal.
 
         Seat ``dealer + i`` receives wall tiles ``13 i … 13 i + 12``; the dealer then takes
         one more. Returns the round and the deal events (each seat's tiles are private).
+        A ``paced`` round holds its windows for the table's pauses (see :meth:`release`).
         """
         checked = variant.schema.validate(settings)
         kinds = variant.tile_kinds(checked)
@@ -169,7 +178,9 @@ class Round:
                 raise ValueError(
                     f"the explicit wall does not hold exactly this variant's tile set: {problem}"
                 )
-        rnd = cls(variant, checked, dealer=dealer, wall=tiles, streak=streak, seed=seed)
+        rnd = cls(
+            variant, checked, dealer=dealer, wall=tiles, streak=streak, seed=seed, paced=paced
+        )
         return rnd, rnd._deal()
 
     def _deal(self) -> list[Event]:
@@ -193,19 +204,51 @@ class Round:
             )
         events.extend(self.variant.setup(self))
         asked = self.variant.declare_window(self)
-        if asked:
+        # H3: a paced table opens the declaration phase at every deal, whoever is ready.
+        always = self.paced and self.variant.has_declare_phase
+        if asked or always:
             self.phase = Phase.DECLARE
             self.window = ClaimWindow(
                 None,
                 None,
                 {s: (Action(ActionType.DECLARE, s), Action(ActionType.PASS, s)) for s in asked},
+                held=always and self.pause_ms > 0,
             )
             events.append(Event("declare_window", data={"waiting": True}))
+            self._run_automatic(events)
         else:
             events.append(Event("turn", self.dealer))
         return events
 
     # -- queries ---------------------------------------------------------------------------
+
+    @property
+    def held(self) -> bool:
+        """Whether the open window is held for the table's pause (see :meth:`release`)."""
+        return self.window is not None and self.window.held
+
+    @property
+    def pause_ms(self) -> int:
+        """How long the table pauses on the current kind of window, in milliseconds: the
+        declaration phase at the deal (``declare_pause_ms``, H3), else after a discard or
+        a 补杠 (``claim_pause_ms``, H4). 0 when the round is not paced."""
+        if not self.paced:
+            return 0
+        name = "declare_pause_ms" if self.phase is Phase.DECLARE else "claim_pause_ms"
+        return int(self.settings.get(name, 0))
+
+    def release(self) -> list[Event]:
+        """End the pause of a held window; it closes as soon as every seat has decided.
+
+        Returns the events of closing it (none while a seat still decides, or when no
+        window is held).
+        """
+        if self.window is None or not self.window.held:
+            return []
+        self.window.held = False
+        events: list[Event] = []
+        self._run_automatic(events)
+        return events
 
     @property
     def ended(self) -> bool:
@@ -496,10 +539,12 @@ class Round:
             else:
                 acts.append(Action(ActionType.PASS, seat))
             options[seat] = tuple(acts)
-        if not options:
+        # H4: with the pause on, every discard opens the same (held) window.
+        held = self.pause_ms > 0
+        if not options and not held:
             return self._next_draw_after(discarder)
         self.phase = Phase.CLAIM
-        self.window = ClaimWindow(tile, discarder, options, auto)
+        self.window = ClaimWindow(tile, discarder, options, auto, held=held)
         return [Event("claim_window", data={"waiting": True})]
 
     def _own_kong(self, seat: int, tile: Tile) -> list[Event]:
@@ -510,10 +555,11 @@ class Round:
         for other in self.others_in_hand(seat):
             if self._would_win(other, tile, WinSource.ROBBING, seat):
                 options[other] = (Action(ActionType.WIN, other), Action(ActionType.PASS, other))
-        if not options:
+        held = self.pause_ms > 0  # H4: every 补杠 opens the same (held) window
+        if not options and not held:
             return self._make_kong(seat, tile, MeldKind.ADDED_KONG, None)
         self.phase = Phase.ROB
-        self.window = ClaimWindow(tile, seat, options)
+        self.window = ClaimWindow(tile, seat, options, held=held)
         return [Event("rob_window", seat, tile, data={"waiting": True})]
 
     def _make_kong(

@@ -63,6 +63,9 @@ class Variant(ABC):
     """Whether the pass lock also forbids winning on one's own draw."""
     pung_lock_on_pass: ClassVar[bool] = False
     """Whether passing a possible 碰 forbids 碰 until the seat's next draw."""
+    has_declare_phase: ClassVar[bool] = False
+    """Whether the deal may open a declaration phase (:meth:`declare_window`); a paced
+    round then opens it at every deal, for every seat (H3)."""
 
     # -- table ---------------------------------------------------------------------------
 

@@ -92,7 +92,7 @@ def _child(process: subprocess.Popen[bytes], marker: str, timeout: float = 30) -
 
 def test_dead_child_is_restarted(serve: tuple[subprocess.Popen[bytes], int]) -> None:
     process, port = serve
-    web = _child(process, "daphne")
+    web = _child(process, "apps.core.web")  # daphne (apps/core/web.py)
     web.kill()
     web.wait(10)
     deadline = time.monotonic() + 40
@@ -100,7 +100,7 @@ def test_dead_child_is_restarted(serve: tuple[subprocess.Popen[bytes], int]) -> 
         assert process.poll() is None, "serve exited instead of restarting daphne"
         assert time.monotonic() < deadline, "daphne was not back within 40 s"
         time.sleep(0.5)
-    assert _child(process, "daphne").pid != web.pid
+    assert _child(process, "apps.core.web").pid != web.pid
 
 
 def test_crash_looping_child_stops_the_rest_and_fails(

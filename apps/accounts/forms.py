@@ -3,7 +3,22 @@ from typing import ClassVar
 from django import forms
 from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
 
-from .models import AVATAR_COLORS, User
+from .models import AVATAR_COLORS, User, name_key
+
+NAME_TAKEN = "这个名字已有其他玩家使用（不区分大小写和全角半角），请换一个"
+
+
+def _check_shown_name(form: forms.ModelForm[User], display_name: str, username: str) -> None:
+    """Refuse a shown name (the display name, else the username) that another user's shown
+    name equals up to case and width."""
+    shown = display_name or username
+    if not shown:
+        return
+    others = User.objects.filter(shown_key=name_key(shown))
+    if form.instance.pk is not None:
+        others = others.exclude(pk=form.instance.pk)
+    if others.exists():
+        form.add_error("display_name" if display_name else "username", NAME_TAKEN)
 
 
 class RegisterForm(UserCreationForm[User]):
@@ -15,6 +30,13 @@ class RegisterForm(UserCreationForm[User]):
         help_texts: ClassVar[dict[str, str]] = {
             "display_name": "其他玩家在牌桌上看到的名字，可以用中文"
         }
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean() or {}
+        _check_shown_name(
+            self, str(cleaned.get("display_name") or ""), str(cleaned.get("username") or "")
+        )
+        return cleaned
 
 
 class ProfileForm(forms.ModelForm[User]):
@@ -35,6 +57,11 @@ class ProfileForm(forms.ModelForm[User]):
             "display_name": "其他玩家在牌桌上看到的名字，头像显示它的第一个字",
             "email": "选填；忘记密码时把重置链接发到这里",
         }
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean() or {}
+        _check_shown_name(self, str(cleaned.get("display_name") or ""), self.instance.username)
+        return cleaned
 
 
 class ChinesePasswordResetForm(PasswordResetForm):

@@ -7,13 +7,25 @@ per-process cache each process counts on its own.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest
 
 
 def client_ip(request: HttpRequest) -> str:
-    """The client's address as the server saw it."""
-    return str(request.META.get("REMOTE_ADDR") or "unknown")
+    """The client's address: the peer's, unless the peer is one of ``TRUSTED_PROXIES``;
+    then the last address of ``X-Forwarded-For``, the one that proxy saw and wrote.
+
+    Only the proxy's own hop is trusted: whatever a client puts in the header itself
+    comes before it (nginx ``$proxy_add_x_forwarded_for``) or is replaced by it (nginx
+    ``X-Forwarded-For $remote_addr``, docs/deploy.md). Also django-axes' address
+    (``AXES_CLIENT_IP_CALLABLE``).
+    """
+    peer = str(request.META.get("REMOTE_ADDR") or "unknown")
+    if peer not in settings.TRUSTED_PROXIES:
+        return peer
+    hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    return next((hop for hop in reversed(hops) if hop), peer)
 
 
 def rate_limit_exceeded(*, scope: str, key: str, limit: int, window_seconds: int) -> bool:

@@ -9,6 +9,8 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from apps.core.groups import user_group
+
 from .broadcast import (
     club_broadcast_on_commit,
     club_group_name,
@@ -17,10 +19,12 @@ from .broadcast import (
     lobby_group_name,
 )
 from .errors import ClubNotFound
+from .models import Room
 from .presence import presence_mark
 from .selectors import club_get_for_member, lobby_state, room_get_for_member
 
 NOT_FOUND_CLOSE_CODE = 4404
+FORBIDDEN_CLOSE_CODE = 4403
 MAX_ID_DIGITS = 18
 
 
@@ -31,6 +35,33 @@ class _PresenceConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]  # ch
     group_name: str | None = None
     club_id: int | None = None
 
+    async def join(self, group_name: str) -> None:
+        """Accept, and follow ``group_name`` and the user's own group (access changes)."""
+        self.group_name = group_name
+        await self.channel_layer.group_add(group_name, self.channel_name)
+        await self.channel_layer.group_add(user_group(self.scope["user"].pk), self.channel_name)
+        await self.accept()
+
+    async def refuse(self, code: int) -> None:
+        """Accepted first: a close before the accept reaches the browser as HTTP 403."""
+        await self.accept()
+        await self.close(code=code)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """Only heartbeats come in; anything that is not JSON text gets an error frame
+        instead of an internal error."""
+        if text_data is None:
+            await self.send_json(
+                {"type": "error", "code": "malformed", "message": "大厅连接只接受 JSON 文本消息"}
+            )
+            return
+        try:
+            await self.receive_json(await self.decode_json(text_data))
+        except (ValueError, RecursionError):
+            await self.send_json(
+                {"type": "error", "code": "malformed", "message": "消息不是有效的 JSON"}
+            )
+
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         """A heartbeat refreshes the member's online mark; anything else is ignored."""
         if isinstance(content, dict) and content.get("type") == "ping":
@@ -40,6 +71,9 @@ class _PresenceConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]  # ch
         """Stop receiving the lobby's updates (the online mark expires by itself)."""
         if self.group_name is not None:
             await self.channel_layer.group_discard(self.group_name, self.channel_name)
+            await self.channel_layer.group_discard(
+                user_group(self.scope["user"].pk), self.channel_name
+            )
 
     @database_sync_to_async  # type: ignore[untyped-decorator]  # channels ships no type information
     def _mark(self) -> None:
@@ -61,15 +95,22 @@ class LobbyConsumer(_PresenceConsumer):
         code = self.scope["url_route"]["kwargs"]["code"]
         found = await self._room_and_state(code)
         if found is None:
-            await self.close(code=NOT_FOUND_CLOSE_CODE)
+            await self.refuse(NOT_FOUND_CLOSE_CODE)
             return
         room_id, state, came_online = found
-        self.group_name = lobby_group_name(room_id)
-        await self.channel_layer.group_add(self.group_name, self.channel_name)
-        await self.accept()
+        await self.join(lobby_group_name(room_id))
         await self.send_json({"type": "lobby", "state": state})
         if came_online:
             await self._announce(room_id)
+
+    async def access_changed(self, event: dict[str, Any]) -> None:
+        """Access may have ended (:data:`apps.core.groups.ACCESS_EVENT`): check it again;
+        close with 4403 when the user is no longer a member, 4404 when the room closed."""
+        found = await self._room_and_state(self.scope["url_route"]["kwargs"]["code"])
+        if found is None:
+            await self.close(code=FORBIDDEN_CLOSE_CODE)
+        elif found[1]["status"] == Room.Status.CLOSED:
+            await self.close(code=NOT_FOUND_CLOSE_CODE)
 
     async def lobby_update(self, event: dict[str, Any]) -> None:
         """Forward a broadcast lobby state to the browser."""
@@ -104,12 +145,16 @@ class ClubLobbyConsumer(_PresenceConsumer):
         if raw_id.isdigit() and len(raw_id) <= MAX_ID_DIGITS:
             state = await self._club_state(int(raw_id))
         if state is None or self.club_id is None:
-            await self.close(code=NOT_FOUND_CLOSE_CODE)
+            await self.refuse(NOT_FOUND_CLOSE_CODE)
             return
-        self.group_name = club_group_name(self.club_id)
-        await self.channel_layer.group_add(self.group_name, self.channel_name)
-        await self.accept()
+        await self.join(club_group_name(self.club_id))
         await self.send_json({"type": "club", "state": state})
+
+    async def access_changed(self, event: dict[str, Any]) -> None:
+        """Access may have ended: close with 4403 when the user is no longer a member."""
+        assert self.club_id is not None
+        if await self._club_state(self.club_id) is None:
+            await self.close(code=FORBIDDEN_CLOSE_CODE)
 
     async def club_update(self, event: dict[str, Any]) -> None:
         """Forward a broadcast club state to the browser."""

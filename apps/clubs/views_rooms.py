@@ -291,6 +291,16 @@ def _last_result(room: Room) -> dict[str, Any] | None:
     return standings_context(standings) if standings is not None else None
 
 
+def _seat_choice(raw: str) -> int | None:
+    """The seat number POSTed to ``sit`` (empty: the first free seat); a clear refusal for
+    anything but a short ASCII number (``²`` and 5,000 digits included)."""
+    if not raw:
+        return None
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 2):
+        raise InvalidInputError({"seat": "座位号必须是数字"})
+    return int(raw)
+
+
 def _room_post(action_name: str) -> Any:
     """A logged-in POST action on a room of one of the user's clubs (404 otherwise)."""
 
@@ -301,10 +311,11 @@ def _room_post(action_name: str) -> Any:
         back = reverse("clubs:lobby", args=[room.code])
         if action_name == "sit":
             raw_seat = request.POST.get("seat", "")
-            seat = int(raw_seat) if raw_seat.isdigit() else None
             return run_action(
                 request,
-                lambda: room_services.room_sit(room=room, user=request.user, seat=seat),
+                lambda: room_services.room_sit(
+                    room=room, user=request.user, seat=_seat_choice(raw_seat)
+                ),
                 "",
                 back,
             )

@@ -55,13 +55,15 @@ def audience(viewer: int | None) -> str:
     return "watch" if viewer is None else str(viewer)
 
 
-def send_updates(match_id: int, updates: dict[int | None, dict[str, Any]]) -> None:
-    """Publish one committed change (each viewer's ``update`` frame) to the match group."""
-    first = next(iter(updates.values()))
+def send_updates(
+    match_id: int, updates: dict[int | None, dict[str, Any]], *, span: tuple[int, int]
+) -> None:
+    """Publish one committed change (versions ``span``, each viewer's ``update`` frame) to
+    the match group. An audience without a frame may see nothing of the change."""
     group_send(match_group(match_id), {
         "type": UPDATE_EVENT,
-        "from": first["from"],
-        "v": first["v"],
+        "from": span[0],
+        "v": span[1],
         "texts": {audience(viewer): encode_frame(frame) for viewer, frame in updates.items()},
     })
 

@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from majiang import Round
 
-from . import broadcast, frames, pause, state
+from . import broadcast, frames, pacing, pause, state
 from .frames import auto_play_delay
 from .models import Hand, Match, MatchEvent, MatchPlayer
 
@@ -100,6 +100,9 @@ class MatchChange:
             return None
         due = [match.deadline] if match.deadline is not None else []
         due += pause.offline_due(match)
+        pause_end = pacing.hold_until(match, self.rnd)
+        if pause_end is not None:
+            due.append(pause_end)
         if (match.stage == Match.Stage.HAND and self.rnd is not None
                 and match.paused_left_ms is None):
             pending = set(self.rnd.pending())
@@ -130,9 +133,11 @@ class MatchChange:
                 player.save(update_fields=["consecutive_timeouts", "auto_play"])
         for signal, kwargs in self.signals:
             signal.send(**kwargs)
-        updates = frames.updates_for(self)
+        span, updates = frames.update_span(self), frames.updates_for(self)
         self._checkin_on_commit()
-        transaction.on_commit(lambda: broadcast.send_updates(match.pk, updates), robust=True)
+        transaction.on_commit(
+            lambda: broadcast.send_updates(match.pk, updates, span=span), robust=True
+        )
 
     def release(self) -> None:
         """Give back the state of a change that applied nothing (a refusal, a timer with

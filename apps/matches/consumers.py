@@ -35,6 +35,7 @@ from django.db import InterfaceError, OperationalError
 from redis.exceptions import RedisError
 
 from apps.accounts.services import LAST_SEEN_EVERY, user_last_seen_update
+from apps.core.groups import user_group
 
 from . import broadcast, presence, selectors, services
 from .protocol import (
@@ -77,6 +78,11 @@ class TokenBucket:
         self.tokens -= cost
         return True
 
+    def charge(self, cost: float) -> None:
+        """Spend ``cost`` tokens even if that leaves fewer than none (a debt)."""
+        self.take(0.0)
+        self.tokens -= cost
+
 
 class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     """One connection to a room's table: a seat's player or a spectator."""
@@ -108,15 +114,15 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         """Authenticate, decide seat or spectator, subscribe, send the current view."""
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+            await self._refuse_connection(CLOSE_UNAUTHENTICATED)
             return
         room = await _read(selectors.room_by_code, self.scope["url_route"]["kwargs"]["code"])
         if room is None:
-            await self.close(code=CLOSE_NO_ROOM)
+            await self._refuse_connection(CLOSE_NO_ROOM)
             return
         access = await _read(selectors.table_access, room, user)
         if access is None:
-            await self.close(code=CLOSE_FORBIDDEN)
+            await self._refuse_connection(CLOSE_FORBIDDEN)
             return
         self.user, self.room_id, self.seat = user, access.room_id, access.seat
         self.match_id: int | None = None
@@ -133,11 +139,19 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if self.seat is not None:
             await _read(partial(user_last_seen_update, user_id=user.pk))
         await self.channel_layer.group_add(broadcast.room_group(self.room_id), self.channel_name)
+        await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
         self.heartbeat = asyncio.create_task(self._heartbeat())
         if access.match_id is not None:
             await self._follow(access.match_id, since=self._query_version())
         else:
             await self.send_json({"type": "waiting", "seat": self.seat})
+
+    async def _refuse_connection(self, code: int) -> None:
+        """Accept, then close with ``code``: a handshake refused before the accept reaches
+        the browser as a plain HTTP 403, without the code the page needs to stop retrying
+        and show "无法进入牌桌"."""
+        await self.accept()
+        await self.close(code=code)
 
     def _query_version(self) -> int | None:
         values = parse_qs(self.scope.get("query_string", b"").decode()).get("v")
@@ -293,6 +307,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self.channel_layer.group_discard(
             broadcast.room_group(self.room_id), self.channel_name
         )
+        await self.channel_layer.group_discard(user_group(self.user.pk), self.channel_name)
 
     async def websocket_receive(self, message: dict[str, Any]) -> None:
         """Refuse oversized or binary frames before parsing; rate-limit everything."""
@@ -370,10 +385,11 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self._refuse(MatchError("unavailable", UNAVAILABLE_MESSAGE))
 
     async def _refuse(self, error: MatchError) -> None:
-        if not self.bucket.take(self.error_cost):
-            await self._rate_limited()
-            return
+        """Answer a message that was let through with its refusal, always; the refusal's
+        extra cost is then charged (into debt), so a flood of bad messages is cut off at
+        the next ones, never by dropping this answer."""
         await self.send_json({**error.to_json(), "v": self.version})
+        self.bucket.charge(self.error_cost)
 
     async def _rate_limited(self) -> None:
         """Tell the client at most once a second that its messages are being dropped."""
@@ -392,8 +408,10 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                 await self._resync_in_order(self.version)
                 return
             self.version = event["v"]
-            self.sent_at = time.monotonic()
-            await self.send(text_data=event["texts"][broadcast.audience(self.seat)])
+            text = event["texts"].get(broadcast.audience(self.seat))
+            if text is not None:  # none: this viewer may see nothing of the change (H2)
+                self.sent_at = time.monotonic()
+                await self.send(text_data=text)
 
     async def table_presence(self, event: dict[str, Any]) -> None:
         """A seat came online or went offline: forward who is connected (not versioned)."""
@@ -406,6 +424,14 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if self.match_id is not None:
             await self.send_json({"type": "phrase", "v": self.version, "seat": event["seat"],
                                   "phrase": event["phrase"], "text": PHRASES[event["phrase"]]})
+
+    async def access_changed(self, event: dict[str, Any]) -> None:
+        """The user's access may have ended (removed from the club, a role change): check
+        it again, and close with 4403 when it is gone."""
+        room = await _read(selectors.room_by_code, self.scope["url_route"]["kwargs"]["code"])
+        access = None if room is None else await _read(selectors.table_access, room, self.user)
+        if access is None:
+            await self.close(code=CLOSE_FORBIDDEN)
 
     async def table_match_started(self, event: dict[str, Any]) -> None:
         """A match started in this room: follow it."""

@@ -71,7 +71,6 @@ def table_info(
                 "connected": None if connected is None else connected.get(p.seat, False),
                 "auto_play": p.auto_play,
                 "computer": p.computer,
-                "timeouts": p.consecutive_timeouts,
             }
             for p in players
         ],
@@ -108,8 +107,20 @@ def observation_of(rnd: Round | None, viewer: int | None) -> dict[str, Any] | No
     return rnd.observation(viewer) if rnd is not None else None
 
 
+def update_span(change: MatchChange) -> tuple[int, int]:
+    """The versions a committed change goes from and to."""
+    return change.entries[0].seq - 1, change.match.version
+
+
 def updates_for(change: MatchChange) -> dict[int | None, dict[str, Any]]:
-    """The ``update`` frame of a committed change, for every seat and for spectators.
+    """The ``update`` frame of a committed change, for each seat and for spectators who
+    may see one of its events.
+
+    A viewer who may see none of them gets no frame (H2): such a change is another seat's
+    private decision in an open window (a pass, its timeout), or the end of a pause while a
+    seat still decides, and a frame, even an empty one, would tell that it happened. It
+    changes nothing else a viewer sees (the decision clock runs on; 托管 and timeout counts
+    stay as they were, see :func:`apps.matches.lifecycle.action_apply`).
 
     Presence is not versioned and not part of a change: ``table.players[].connected`` is
     ``null`` here (clients keep what the last snapshot or ``presence`` frame said), which
@@ -120,13 +131,15 @@ def updates_for(change: MatchChange) -> dict[int | None, dict[str, Any]]:
     since = change.entries[0].seq - 1
     viewers: list[int | None] = [p.seat for p in change.players]
     viewers.append(None)
+    seen = {viewer: viewer_events(change.entries, viewer) for viewer in viewers}
+    viewers = [viewer for viewer in viewers if seen[viewer]]
     views = change.rnd.observations(viewers) if change.rnd is not None else {}
     return {
         viewer: {
             "type": "update",
             "from": since,
             "v": match.version,
-            "events": viewer_events(change.entries, viewer),
+            "events": seen[viewer],
             "observation": views.get(viewer),
             "table": table,
             **seat_hints(match, views.get(viewer)),

@@ -21,21 +21,16 @@ from majiang.record import record_of
 from . import broadcast, signals
 from .change import MatchChange
 from .models import Hand, Match, MatchEvent, MatchPlayer
+from .pacing import turn_seconds
 from .protocol import event_to_log, table_event
 
 NEXT_HAND_SECONDS = 15
 """How long the settlement stays up before the next hand is dealt anyway."""
-DEFAULT_TURN_SECONDS = 15
 
 
 def commitment_of(salt: str, seed: str) -> str:
     """The published commitment to a hand's seed: sha256 of salt + seed, in hex."""
     return hashlib.sha256((salt + seed).encode()).hexdigest()
-
-
-def turn_seconds(match: Match) -> int:
-    """Seconds per decision (room setting ``turn_seconds``)."""
-    return int(match.settings.get("turn_seconds", DEFAULT_TURN_SECONDS))
 
 
 def match_create(*, room: Room) -> MatchChange:
@@ -91,7 +86,7 @@ def hand_deal(change: MatchChange) -> None:
     )
     rnd, events = Round.deal(
         get_variant(match.variant), match.settings, dealer=hand.dealer, streak=hand.streak,
-        seed=seed,
+        seed=seed, paced=True,
     )
     change.hand, change.rnd = hand, rnd
     match.stage = Match.Stage.HAND
@@ -110,40 +105,74 @@ def action_apply(
     """Apply a seat's action (raises ``IllegalActionError`` with nothing changed).
 
     A player's own action clears its timeout count and ends 托管; a timeout counts, and
-    ``auto_play_after`` consecutive ones put the seat into 托管. A computer seat's moves
-    change neither.
+    ``auto_play_after`` consecutive ones put the seat into 托管. Inside a claim, rob or
+    declaration window a seat's decision is its own business (H1): its timeout is told to
+    that seat alone, and neither a timeout nor an action there switches 托管 (the count
+    goes on privately, and the seat's next timeout on its own turn switches it on). A
+    computer seat's moves change neither.
     """
     rnd = change.rnd
     assert rnd is not None
     window = rnd.window
     events = [event_to_log(e) for e in rnd.apply(action)]
-    extra: list[dict[str, Any]] = []
-    if player.computer:
-        pass  # a computer seat's move: neither a timeout nor an end of automatic play
-    elif timeout:
-        extra.append(table_event("timeout", player.seat))
-        if not player.auto_play:
-            player.consecutive_timeouts += 1
-            if player.consecutive_timeouts >= int(change.match.settings.get("auto_play_after", 2)):
-                player.auto_play = True
-                extra.append(table_event("auto_play", player.seat, on=True))
-    else:
-        player.consecutive_timeouts = 0
-        if player.auto_play:
-            player.auto_play = False
-            extra.append(table_event("auto_play", player.seat, on=False))
+    extra = _timeout_bookkeeping(change, player, timeout, private=window is not None)
     change.log(
         MatchEvent.Kind.ACTION, events + extra, seat=player.seat, action=action.to_json(),
         timeout=timeout,
     )
+    _after_round_change(change, window, player.seat)
+
+
+def _timeout_bookkeeping(
+    change: MatchChange, player: MatchPlayer, timeout: bool, *, private: bool
+) -> list[dict[str, Any]]:
+    """Count a timeout or clear the count, and switch 托管; the table events it makes."""
+    extra: list[dict[str, Any]] = []
+    if player.computer:
+        return extra  # a computer seat's move: neither a timeout nor an end of automatic play
+    if timeout:
+        event = table_event("timeout", player.seat)
+        if private:
+            event["audience"] = player.seat
+        extra.append(event)
+        if not player.auto_play:
+            player.consecutive_timeouts += 1
+            limit = int(change.match.settings.get("auto_play_after", 2))
+            if not private and player.consecutive_timeouts >= limit:
+                player.auto_play = True
+                extra.append(table_event("auto_play", player.seat, on=True))
+    else:
+        player.consecutive_timeouts = 0
+        if player.auto_play and not private:
+            player.auto_play = False
+            extra.append(table_event("auto_play", player.seat, on=False))
+    return extra
+
+
+def _after_round_change(change: MatchChange, window: object, seat: int | None) -> None:
+    """Close the hand when it ended, else restart the clock when a new decision opened."""
+    rnd = change.rnd
+    assert rnd is not None
     if rnd.ended:
         hand_close(change)
     elif (rnd.window is None or rnd.window is not window) and (
         # Z20: a pending declaration (自贡 报杠) shares the declaring turn's clock.
         # Restarting it would tell the table that this seat holds a triplet to offer.
-        player.seat not in rnd.pending_declarations
+        seat not in rnd.pending_declarations
     ):
         change.start_decision(turn_seconds(change.match))
+
+
+def window_release(change: MatchChange) -> None:
+    """End the pause of the round's held window (H3, H4) and log it; the window closes
+    now if every seat has decided. The log entry is replayed by
+    :func:`apps.matches.state.round_rebuild`."""
+    rnd = change.rnd
+    assert rnd is not None and rnd.held
+    window = rnd.window
+    events = [event_to_log(e) for e in rnd.release()]
+    change.log(MatchEvent.Kind.TABLE, events, release=True)
+    _after_round_change(change, window, None)
 
 
 def hand_close(change: MatchChange) -> None:

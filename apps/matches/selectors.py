@@ -102,8 +102,8 @@ def table_catchup(match_id: int, since: int, viewer: int | None) -> dict[str, An
     """
     frame = table_snapshot(match_id, viewer)
     missed = frame["v"] - since
-    if since < 0 or missed > MAX_CATCHUP_ENTRIES:
-        return frame
+    if since < 0 or missed < 0 or missed > MAX_CATCHUP_ENTRIES:
+        return frame  # a version from the future (a bad client) gets the snapshot too
     entries = MatchEvent.objects.filter(match_id=match_id, seq__gt=since, seq__lte=frame["v"])
     return {
         **frame,

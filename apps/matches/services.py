@@ -23,7 +23,7 @@ from django.utils import timezone
 from apps.clubs.models import Room
 from majiang import IllegalActionError
 
-from . import computer, lifecycle, pause
+from . import computer, lifecycle, pacing, pause
 from .change import MatchChange, moment_of
 from .frames import auto_play_delay, epoch_ms
 from .models import Match, MatchEvent, MatchPlayer
@@ -244,6 +244,12 @@ def _offline_step(change: MatchChange) -> bool:
     return False
 
 
+def _end_pause(change: MatchChange) -> None:
+    """H3/H4: end the table's pause once it has lasted its time."""
+    if _past(change, pacing.hold_until(change.match, change.rnd)):
+        lifecycle.window_release(change)
+
+
 def _past(change: MatchChange, moment: datetime | None) -> bool:
     return moment is not None and change.now >= moment
 
@@ -265,6 +271,7 @@ def _timeout_pending_seats(change: MatchChange) -> None:
     assert rnd is not None
     if change.match.paused_left_ms is not None:
         return  # the clock stands still: nothing times out
+    _end_pause(change)
     deadline_passed = _past(change, change.match.deadline)
     players = {p.seat: p for p in change.players}
     for seat in rnd.pending():

@@ -42,16 +42,22 @@ _cache_lock = threading.Lock()
 
 def round_rebuild(match: Match, hand: Hand, *, upto: int | None = None) -> Round:
     """Deal ``hand`` from its seed and apply its logged actions (with seq ≤ ``upto``), as
-    records are read (:func:`majiang.record.apply_recorded`)."""
+    records are read (:func:`majiang.record.apply_recorded`), and the ends of the table's
+    pauses (:func:`apps.matches.lifecycle.window_release`), as live play paces them."""
     rnd, _ = Round.deal(
         get_variant(match.variant), match.settings, dealer=hand.dealer, streak=hand.streak,
-        seed=hand.seed,
+        seed=hand.seed, paced=True,
     )
-    entries = MatchEvent.objects.filter(match=match, hand=hand, kind=MatchEvent.Kind.ACTION)
+    entries = MatchEvent.objects.filter(
+        match=match, hand=hand, kind__in=(MatchEvent.Kind.ACTION, MatchEvent.Kind.TABLE)
+    )
     if upto is not None:
         entries = entries.filter(seq__lte=upto)
     for payload in entries.order_by("seq").values_list("payload", flat=True):
-        apply_recorded(rnd, Action.from_json(payload["action"]))
+        if "action" in payload:
+            apply_recorded(rnd, Action.from_json(payload["action"]))
+        elif payload.get("release"):
+            rnd.release()
     return rnd
 
 

@@ -3,29 +3,33 @@ room's WebSocket (``ws/rooms/<code>/``) as observations, so the HTML never holds
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from apps.clubs.models import Room, RoomSeat
+from apps.clubs.models import Room
 from apps.clubs.selectors import membership_role
 from apps.core.auth import AuthenticatedHttpRequest
 from apps.matches.computer import match_seat_take
 from apps.matches.models import Match
 from apps.matches.protocol import PHRASES, MatchError
+from apps.matches.selectors import table_access
 
 
 @login_required
 def play(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     """The table of room ``code`` for a seated player, or for a spectator."""
-    room = get_object_or_404(Room, code=code)
-    seat = RoomSeat.objects.filter(room=room, user=request.user).values_list("seat", flat=True)
-    my_seat = seat.first()
-    if my_seat is None and membership_role(room.club, request.user) is None:
-        # Same rule as the WebSocket (apps.matches.selectors.table_access): another club's
-        # room does not exist for this user.
-        raise Http404("房间不存在")
+    room = get_object_or_404(Room.objects.select_related("club"), code=code)
+    # The WebSocket's own rule: seated players, and club members where spectators are
+    # allowed. Another club's room does not exist for this user.
+    access = table_access(room, request.user)
+    if access is None:
+        if membership_role(room.club, request.user) is None:
+            raise Http404("房间不存在")
+        raise PermissionDenied("本房间不允许旁观")
+    my_seat = access.seat
     config = {
         "room": room.code,
         "variant": room.variant,

@@ -14,12 +14,13 @@ PASSWORD = "mahjong-Tiles-2025"
 pytestmark = pytest.mark.django_db
 
 
-def register(client: Client, username: str, display_name: str = "王五", **extra: Any) -> Any:
+def register(client: Client, username: str, display_name: str = "", **extra: Any) -> Any:
+    """Register ``username``; shown names are unique, so the default is 王五 + username."""
     return client.post(
         "/accounts/register/",
         {
             "username": username,
-            "display_name": display_name,
+            "display_name": display_name or f"王五{username}",
             "password1": PASSWORD,
             "password2": PASSWORD,
         },

@@ -75,14 +75,16 @@ async def test_member_sees_seats_change_live(redis_url: str) -> None:
 async def test_non_members_are_refused(redis_url: str, who: str) -> None:
     room, _, _, outsider = await sync_to_async(_setup)()
     communicator, connected = await _connect(room.code, None if who == "anonymous" else outsider)
-    assert not connected
+    assert connected  # accepted, then closed with the code (a bare refusal is HTTP 403)
+    assert await communicator.receive_output() == {"type": "websocket.close", "code": 4404}
     await communicator.disconnect()
 
 
 async def test_unknown_room_is_refused(redis_url: str) -> None:
     _, owner, _, _ = await sync_to_async(_setup)()
     communicator, connected = await _connect("999999", owner)
-    assert not connected
+    assert connected
+    assert await communicator.receive_output() == {"type": "websocket.close", "code": 4404}
     await communicator.disconnect()
 
 

@@ -55,9 +55,12 @@ class Table:
 
 
 def table_settings(variant_id: str, **overrides: Any) -> dict[str, Any]:
-    """A variant's complete settings: 4 players, the fewest hands, then ``overrides``."""
+    """A variant's complete settings: 4 players, the fewest hands, no 报叫 pause (H3: the
+    phase still opens at every deal; tests of the pause set it), then ``overrides``."""
     schema = get_variant(variant_id).schema
     values = {"players": 4, "hands_per_match": min(schema["hands_per_match"].choices)}
+    if "declare_pause_ms" in schema.names:
+        values["declare_pause_ms"] = 0
     values.update(overrides)
     return schema.validate(values)
 

@@ -346,12 +346,12 @@ async def test_a_match_start_found_twice_sends_one_snapshot(
 
 async def test_access_rules(make_table: Any) -> None:
     table = await database_sync_to_async(make_table)(allow_spectators=False)
-    outsider = connect_as(table.outsider, table.room.code)
-    assert not (await outsider.connect())[0]
-    await outsider.disconnect()  # the browser side closes too: the refused consumer ends now
-    spectator = connect_as(table.spectator, table.room.code)
-    assert not (await spectator.connect())[0]
-    await spectator.disconnect()  # the browser side closes too: the refused consumer ends now
+    for refused in (table.outsider, table.spectator):
+        comm = connect_as(refused, table.room.code)
+        # Accepted, then closed with the code (a refusal before the accept is HTTP 403).
+        assert (await comm.connect())[0]
+        assert await comm.receive_output() == {"type": "websocket.close", "code": 4403}
+        await comm.disconnect()  # the browser side closes too: the refused consumer ends now
     player = connect_as(table.users[1], table.room.code)
     assert (await player.connect())[0]
     frame = await recv(player)
@@ -383,7 +383,8 @@ async def test_full_asgi_stack_checks_origin_and_session(make_table: Any) -> Non
     assert not (await evil.connect())[0]
     await evil.disconnect()  # the browser side closes too: the refused consumer ends now
     anonymous = WebsocketCommunicator(application, path, headers=[(b"origin", b"http://127.0.0.1")])
-    assert not (await anonymous.connect())[0]
+    assert (await anonymous.connect())[0]  # accepted, then closed with the code
+    assert await anonymous.receive_output() == {"type": "websocket.close", "code": 4401}
     await anonymous.disconnect()  # the browser side closes too: the refused consumer ends now
 
 

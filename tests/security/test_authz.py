@@ -32,18 +32,23 @@ async def test_websocket_refuses_outsiders_and_other_clubs() -> None:
     # An outsider, and the owner of another club, cannot open this room's table.
     for user in (table.outsider, table.other_owner):
         comm = connect_as(user, table.room.code)
-        connected, code = await comm.connect(TIMEOUT)
-        assert not connected and code == 4403
-        await comm.disconnect()  # the browser side closes too: the refused consumer ends now
+        assert await _refused_with(comm) == 4403
     # A seated player of this club cannot open another club's room by its code.
     comm = connect_as(table.users[0], table.other_room.code)
-    connected, code = await comm.connect(TIMEOUT)
-    assert not connected and code == 4403
-    await comm.disconnect()
+    assert await _refused_with(comm) == 4403
     comm = connect_as(table.users[0], "nosuchroom")
-    connected, code = await comm.connect(TIMEOUT)
-    assert not connected and code == 4404
-    await comm.disconnect()
+    assert await _refused_with(comm) == 4404
+
+
+async def _refused_with(comm: Any) -> int:
+    """Accepted, then closed with a code: a refusal before the accept would reach the
+    browser as HTTP 403, and the table page would retry forever (issue 30)."""
+    connected, _ = await comm.connect(TIMEOUT)
+    assert connected
+    output = await comm.receive_output(TIMEOUT)
+    assert output["type"] == "websocket.close"
+    await comm.disconnect()  # the browser side closes too: the refused consumer ends now
+    return int(output["code"])
 
 
 @pytest.mark.asyncio

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from apps.matches import lifecycle
 from apps.matches.consumers import TableConsumer
-from apps.matches.models import Hand, Match
+from apps.matches.models import Hand, Match, MatchEvent
 
 from . import cases
 from .helpers import TIMEOUT, Table, build_table, connect_as, leaks_in, truth_at
@@ -52,6 +52,9 @@ class Session:
         self.frames_checked = 0
         self.truth: dict[int, Any] = {}
         self.match_id = 0
+        self.known: list[int] = []
+        """Each connection's match version: its last frame's, or a later change's that it
+        might see nothing of (H2: then it gets no frame at all)."""
 
     def viewer(self, index: int) -> int | None:
         return None if index == SPECTATOR else index
@@ -86,25 +89,46 @@ class Session:
         self.match_id = first["table"]["match"]
         await self.check(0, first)
         self.latest = [first] + [await self.receive(i) for i in range(1, 5)]
+        self.known = [frame["v"] for frame in self.latest]
 
     async def close(self) -> None:
         for comm in self.comms:
             await comm.disconnect()
 
-    async def broadcast_received(self) -> None:
-        """One accepted change: every connection gets exactly one update, in order."""
+    async def broadcast_received(self, mover: int) -> None:
+        """One accepted change: the mover gets its update; every other connection gets
+        exactly one update, in order, if the change holds an event it may see (no
+        audience, or its own seat), and nothing at all otherwise (H2)."""
+        since = self.known[mover]
+        own = await self.receive(mover)
+        assert own["type"] == "update", own
+        version, seen_by = await database_sync_to_async(self._audiences)(since, own["v"])
         for i in range(5):
-            frame = await self.receive(i)
+            if i != mover and i not in seen_by:
+                assert await self.comms[i].receive_nothing(0.2), f"connection {i}: a frame (H2)"
+                self.known[i] = version
+                continue
+            frame = own if i == mover else await self.receive(i)
             assert frame["type"] == "update", frame
-            assert frame["from"] == self.latest[i]["v"], (frame["from"], self.latest[i]["v"])
-            self.latest[i] = frame
+            assert frame["from"] == self.known[i], (frame["from"], self.known[i])
+            self.latest[i], self.known[i] = frame, frame["v"]
+
+    def _audiences(self, since: int, version: int) -> tuple[int, set[int]]:
+        """The connections that may see some event logged after ``since`` up to
+        ``version``, read from the log's audience markers."""
+        entries = MatchEvent.objects.filter(
+            match_id=self.match_id, seq__gt=since, seq__lte=version
+        ).values_list("payload", flat=True)
+        audiences = [e.get("audience") for payload in entries for e in payload["events"]]
+        seen = {i for i in range(5) if any(a is None or a == i for a in audiences)}
+        return version, seen
 
     async def junk(self) -> None:
         """A message that must be refused: only its sender hears back, nothing changes."""
         index = self.data.draw(st.integers(0, SPECTATOR), label="junk sender")
         obs = self.latest[index]["observation"] or {}
         me = obs.get("me") or {}
-        v = self.latest[index]["v"]
+        v = self.known[index]
         others = [a for s in range(4) if s != index
                   for a in (self.latest[s]["observation"] or {}).get("me", {}).get("legal", [])]
         kind = self.data.draw(st.sampled_from(
@@ -118,7 +142,7 @@ class Session:
             await self.comms[index].send_json_to({"type": "hello", "v": since})
             frame = await self.receive(index)
             assert frame["type"] in ("snapshot", "catchup") and frame["v"] == v
-            self.latest[index] = frame
+            self.latest[index], self.known[index] = frame, frame["v"]
             return
         if kind == "reconnect":
             since = self.data.draw(st.integers(0, v), label="reconnect v")
@@ -128,7 +152,7 @@ class Session:
             assert (await self.comms[index].connect(TIMEOUT))[0]
             frame = await self.receive(index)
             assert frame["type"] in ("snapshot", "catchup") and frame["v"] == v
-            self.latest[index] = frame
+            self.latest[index], self.known[index] = frame, frame["v"]
             return
         if kind == "stale" and me.get("legal"):
             message = {**me["legal"][0], "v": -1}
@@ -163,12 +187,18 @@ class Session:
         if frame["type"] == "update":
             # Junk that happened to be a legal move of this seat: a normal change.
             assert index != SPECTATOR
-            self.latest[index] = frame
+            version, seen_by = await database_sync_to_async(self._audiences)(v, frame["v"])
+            self.latest[index], self.known[index] = frame, frame["v"]
             for i in range(5):
-                if i != index:
-                    got = await self.receive(i)
-                    assert got["type"] == "update"
-                    self.latest[i] = got
+                if i == index:
+                    continue
+                if i not in seen_by:
+                    assert await self.comms[i].receive_nothing(0.2), f"connection {i} (H2)"
+                    self.known[i] = version
+                    continue
+                got = await self.receive(i)
+                assert got["type"] == "update"
+                self.latest[i], self.known[i] = got, got["v"]
             return
         assert frame["type"] == "error" and frame["code"] and frame["message"], frame
         after = await database_sync_to_async(
@@ -196,7 +226,7 @@ class Session:
             seat, move = self.data.draw(st.sampled_from(options), label="move")
             message = {k: val for k, val in move.items() if k != "seat"}
             await self.comms[seat].send_json_to({**message, "v": self.latest[seat]["v"]})
-            await self.broadcast_received()
+            await self.broadcast_received(seat)
         raise AssertionError("the hand did not end")
 
 

@@ -22,8 +22,8 @@ PROD_ENV = {
 }
 
 
-def _manage(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, **PROD_ENV}
+def _manage(*args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **PROD_ENV, **extra_env}
     return subprocess.run(
         [sys.executable, "manage.py", *args], cwd=settings.BASE_DIR, env=env,
         capture_output=True, text=True, timeout=120, check=False,
@@ -42,6 +42,14 @@ def test_production_cookies_are_secure() -> None:
             "bool(s.SECURE_HSTS_SECONDS))")
     result = _manage("shell", "-c", code)
     assert "True True True True True" in result.stdout, result.stdout + result.stderr
+
+
+def test_hsts_preload_only_with_a_years_max_age() -> None:
+    code = ("from django.conf import settings as s; "
+            "print(s.SECURE_HSTS_SECONDS, s.SECURE_HSTS_PRELOAD)")
+    assert "31536000 True" in _manage("shell", "-c", code).stdout
+    month = _manage("shell", "-c", code, SECURE_HSTS_SECONDS=str(30 * 24 * 3600))
+    assert "2592000 False" in month.stdout, month.stdout + month.stderr
 
 
 def test_forms_need_csrf() -> None:

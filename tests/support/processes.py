@@ -188,7 +188,7 @@ def start_daphne(
     port = port or free_port()
     process = ServerProcess(
         f"daphne:{port}",
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+        [sys.executable, "-m", "apps.core.web", "-b", "127.0.0.1", "-p", str(port),
          "config.asgi:application"],
         env, lambda p: port_open(port), port=port,
     )

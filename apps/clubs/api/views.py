@@ -64,6 +64,8 @@ def _member_user(club: Club, user_id: int) -> User:
 
 
 class ClubListView(ServiceAPIView):
+    throttle_scope = "clubs"  # creating clubs: 20 an hour per user (config/settings.py)
+
     @extend_schema(responses=s.ClubOutput(many=True), summary="我的亲友圈")
     def get(self, request: AuthenticatedRequest) -> Response:
         clubs = selectors.club_list_for_user(user=request.user)

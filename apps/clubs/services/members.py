@@ -10,6 +10,7 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
 from apps.accounts.models import User
+from apps.core.groups import access_changed_on_commit, user_group
 
 from ..errors import ActionForbidden, InvalidInputError
 from ..models import Club, JoinRequest, Membership, Room
@@ -128,6 +129,7 @@ def membership_role_set(*, club: Club, actor: User, user: User, role: str) -> Me
             raise InvalidInputError({"user": "圈主的角色不能更改，请使用转让圈主"})
         membership.role = role
         membership.save(update_fields=["role"])
+        access_changed_on_commit(user_group(user.pk))
     return membership
 
 
@@ -144,6 +146,7 @@ def membership_remove(*, club: Club, actor: User, user: User) -> None:
             raise InvalidInputError({"user": "不能移除自己，请使用退出亲友圈"})
         seats_release_for_leaver(club=club, user=user)
         membership.delete()
+        access_changed_on_commit(user_group(user.pk))
 
 
 def membership_leave(*, club: Club, user: User) -> None:
@@ -154,6 +157,7 @@ def membership_leave(*, club: Club, user: User) -> None:
             raise InvalidInputError({NON_FIELD: "圈主不能退出，请先转让圈主"})
         seats_release_for_leaver(club=club, user=user)
         Membership.objects.filter(club=club, user=user).delete()
+        access_changed_on_commit(user_group(user.pk))
 
 
 def club_ownership_transfer(*, club: Club, actor: User, new_owner: User) -> Membership:

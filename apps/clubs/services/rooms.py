@@ -8,8 +8,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.accounts.models import User
+from apps.core.groups import access_changed_on_commit
 
-from ..broadcast import lobby_broadcast_on_commit
+from ..broadcast import lobby_broadcast_on_commit, lobby_group_name
 from ..errors import ActionForbidden, InvalidInputError
 from ..models import Club, Room, RoomSeat, RuleTemplate
 from ..signals import room_all_ready
@@ -130,6 +131,7 @@ def room_close(*, room: Room, actor: User) -> Room:
         room.closed_at = timezone.now()
         room.save(update_fields=["status", "closed_at"])
         lobby_broadcast_on_commit(room.pk)
+        access_changed_on_commit(lobby_group_name(room.pk))  # after the update: it says 已关闭
     return room
 
 

@@ -134,5 +134,14 @@ SCHEMA = SettingsSchema(
             label="首张幺鸡",
             rulings=("D17",),
         ),
+        Setting(
+            "claim_pause_ms",
+            "int",
+            0,
+            "每次出牌、补杠后统一等待的毫秒数, 无人可碰杠胡时也等待, 0 为不等待 (H4)",
+            minimum=0,
+            maximum=3000,
+            label="出牌停顿",
+        ),
     )
 )

@@ -140,5 +140,23 @@ SCHEMA = SettingsSchema(
             label="查叫退税",
             rulings=("Z17",),
         ),
+        Setting(
+            "claim_pause_ms",
+            "int",
+            0,
+            "每次出牌、补杠后统一等待的毫秒数, 无人可碰杠胡时也等待, 0 为不等待 (H4)",
+            minimum=0,
+            maximum=3000,
+            label="出牌停顿",
+        ),
+        Setting(
+            "declare_pause_ms",
+            "int",
+            2000,
+            "每局开局的报叫阶段至少持续的毫秒数, 不论有没有人能报叫 (Z19, H3)",
+            minimum=0,
+            maximum=5000,
+            label="报叫停顿",
+        ),
     )
 )

@@ -36,6 +36,7 @@ class ZigongVariant(Variant):
     self_draw_pass_locks = True  # Z8: passing a 自摸 locks too
     win_lock_blocks_self_draw = True  # Z8: the lock also blocks 自摸
     pung_lock_on_pass = True  # Z7: 过手碰
+    has_declare_phase = True  # Z19: 报叫 at the deal, opened at every deal (H3)
 
     def tile_kinds(self, settings: Mapping[str, Any]) -> Sequence[Tile]:
         """Z1: 条 and 筒 only, 72 tiles."""

@@ -37,8 +37,10 @@ DUYUN_SETTINGS_TABLE = """
 | `fanji` | `next` | `next`, `up_down`, `off` |
 | `mantang` | on | on/off |
 | `first_chicken` | `hero` | `hero` (3/6), `charge` (2/4) |
+| `claim_pause_ms` | 0 | 0–3000 |
 """
-"""The settings table at the end of ``shared/rules/duyun.md``, row for row."""
+"""The settings table at the end of ``shared/rules/duyun.md``, row for row, then the
+table-wide setting of ``shared/rules/README.md`` H4."""
 
 
 def _table_value(text: str) -> object:
@@ -70,6 +72,7 @@ def test_D1_settings_schema_matches_the_table() -> None:
         "fanji",
         "mantang",
         "first_chicken",
+        "claim_pause_ms",
     ]
     assert DUYUN.schema.defaults() == {
         "players": 4,
@@ -85,6 +88,7 @@ def test_D1_settings_schema_matches_the_table() -> None:
         "fanji": "next",
         "mantang": True,
         "first_chicken": "hero",
+        "claim_pause_ms": 0,
     }
     rows = [
         [cell.strip() for cell in line.strip().strip("|").split("|")]

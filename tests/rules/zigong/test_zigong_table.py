@@ -136,8 +136,12 @@ ZIGONG_SETTINGS_TABLE = """
 | `multi_use` | off | on/off |
 | `hujiao_zhuanyi` (呼叫转移) | on | on/off |
 | `chajiao_tuishui` (退税) | on | on/off |
+| `claim_pause_ms` | 0 | 0–3000 |
+| `declare_pause_ms` | 2000 | 0–5000 |
 """
-"""The settings table at the end of ``shared/rules/zigong.md``, row for row."""
+"""The settings table at the end of ``shared/rules/zigong.md``, row for row, then the
+table-wide settings of ``shared/rules/README.md`` H4 and H3 (H3 gives no upper bound for
+``declare_pause_ms``; the schema allows up to 5 s)."""
 
 
 def _table_value(text: str) -> object:

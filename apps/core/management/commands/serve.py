@@ -128,8 +128,8 @@ class Command(BaseCommand):
             call_command("migrate", interactive=False, verbosity=1)
             python = sys.executable
             commands = {
-                "web": [python, "-m", "daphne", "-b", "127.0.0.1", "-p", str(options["port"]),
-                        "config.asgi:application"],
+                "web": [python, "-m", "apps.core.web", "-b", "127.0.0.1",
+                        "-p", str(options["port"]), "config.asgi:application"],
                 "worker": [python, "-m", "celery", "-A", "config", "worker", "--beat",
                            "-l", "info", "--concurrency", "2"],
             }
