@@ -144,19 +144,21 @@ SCHEMA = SettingsSchema(
             "claim_pause_ms",
             "int",
             0,
-            "每次出牌、补杠后统一等待的毫秒数, 无人可碰杠胡时也等待, 0 为不等待 (H4)",
+            "每次出牌、补杠后统一停顿的毫秒数，没人能碰杠胡时也停顿，别人就看不出谁能操作；0 为不停顿",
             minimum=0,
             maximum=3000,
             label="出牌停顿",
+            rulings=("H4",),
         ),
         Setting(
             "declare_pause_ms",
             "int",
             2000,
-            "每局开局的报叫阶段至少持续的毫秒数, 不论有没有人能报叫 (Z19, H3)",
+            "每局开局的报叫阶段至少持续的毫秒数，不论有没有人能报叫",
             minimum=0,
             maximum=5000,
             label="报叫停顿",
+            rulings=("Z19", "H3"),
         ),
     )
 )
