@@ -155,5 +155,6 @@ async def test_club_lobby_refuses_non_members_and_unknown_clubs(
     room, owner, _, outsider = await sync_to_async(_setup)()
     user = owner if who == "owner" else outsider
     communicator, connected = await _connect_club(club or room.club_id, user)
-    assert not connected
+    assert connected  # accepted, then closed with the code (a bare refusal is HTTP 403)
+    assert await communicator.receive_output() == {"type": "websocket.close", "code": 4404}
     await communicator.disconnect()
