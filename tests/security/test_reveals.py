@@ -29,7 +29,9 @@ from .helpers import TIMEOUT, Table, build_table, connect_as
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SPECTATOR = "watch"
-VOLATILE = frozenset({"v", "from", "match", "commitment", "deadline", "connected"})
+VOLATILE = frozenset({
+    "v", "from", "match", "commitment", "deadline", "auto_deadline", "connected",
+})
 """Keys that differ between any two matches (ids, clocks, the fresh commitment, when each
 connection came online). ``v`` is left out too: see "Known limits" in docs/security.md."""
 HANDS = {
