@@ -2,7 +2,7 @@
 // ending on the settlement; verifies the seed commitment and the wall in the browser.
 // Tiles are drawn with the live table's renderer (static/table/tiles.js).
 
-import { noteText } from "../table/dialogs.js";
+import { linesByPlayer } from "../table/settlement.js";
 import { tileEl, tileName } from "../table/tiles.js";
 
 const data = JSON.parse(document.getElementById("replay-data").textContent);
@@ -46,12 +46,6 @@ function seatEl(seat, state) {
     tileEl(r.tile, r.claimed_by !== null && r.claimed_by !== undefined ? "claimed" : ""))));
 }
 
-/** A line as the live table's settlement writes it (notes with tiles named). */
-function lineText(line) {
-  const note = line.note ? ` (${noteText(line.note)})` : "";
-  return `${line.category}: ${names[line.payer]} → ${names[line.payee]} ${line.points}分${note}`;
-}
-
 function settlementEl() {
   const st = data.settlement;
   const box = document.getElementById("settlement");
@@ -61,8 +55,9 @@ function settlementEl() {
   }
   const luobo = (st.summary || {}).luobo || [];
   if (luobo.length) box.append(h("p", { class: "luobo" }, "萝卜：", luobo.map((t) => tileEl(t))));
-  box.append(h("ul", { class: "list settlement-lines" },
-    (st.lines || []).map((l) => h("li", { class: "line", text: lineText(l) }))));
+  // The lines in the live table's words, under the player each concerns.
+  const view = { players: data.players, observation: { variant: data.variant } };
+  box.append(linesByPlayer(view, st, data.players.length));
   box.append(h("p", { class: "totals" }, (st.totals || []).map((t, s) =>
     h("span", { class: "badge", "data-seat": String(s), text: `${names[s]} ${t > 0 ? "+" : ""}${t}` }))));
   return box;

@@ -5,6 +5,7 @@ missing Chromium is a failure.
 """
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -69,3 +70,17 @@ def assert_fits(page: Any, selector: str) -> None:
         selector,
     )
     assert fits == {"page": True, "inside": True, "sideways": True, "scrolls": True}
+
+
+def wait_until(page: Any, expression: str, timeout: float = 30_000) -> None:
+    """Poll ``expression`` in ``page`` until it is truthy, at most ``timeout`` ms.
+
+    Playwright's ``wait_for_function`` compiles its predicate inside the page, which the
+    pages' Content-Security-Policy (no ``unsafe-eval``) refuses; ``evaluate`` is not
+    subject to it.
+    """
+    end = time.monotonic() + timeout / 1000
+    while not page.evaluate(expression):
+        if time.monotonic() > end:
+            raise TimeoutError(f"not true within {timeout:.0f} ms: {expression}")
+        time.sleep(0.05)

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import DESKTOP, PHONE, SCREENSHOTS
+from .conftest import DESKTOP, PHONE, SCREENSHOTS, wait_until
 from .test_play import register, server  # noqa: F401  (the serve fixture, reused)
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
@@ -98,7 +98,7 @@ def test_quick_open_on_a_phone_with_the_button_in_view(
 def test_from_a_share_link_to_a_seat(browser: Any, server: dict[str, Any]) -> None:  # noqa: F811
     url, tag = server["url"], _tag()
     owner = _new_page(browser, DESKTOP)
-    register(owner, url, f"ow{tag}", "圈主老张")
+    register(owner, url, f"ow{tag}", "圈主老李")
     club_url = _club_with_template(owner, url, tag)
     owner.locator("#quick-open button").first.click()
     owner.wait_for_url("**/rooms/*/")
@@ -150,8 +150,8 @@ def test_from_a_share_link_to_a_seat(browser: Any, server: dict[str, Any]) -> No
     friend.wait_for_selector(".seat.mine")
     assert "牌友小王" in friend.locator(".seat.mine").inner_text()
     assert "南" in friend.locator(".seat.mine").inner_text()
-    owner.wait_for_function(
-        f"document.querySelector(\".table-card[data-room='{code}']\")"
+    wait_until(
+        owner, f"document.querySelector(\".table-card[data-room='{code}']\")"
         ".textContent.includes('牌友小王')",
         timeout=10000,
     )

@@ -34,7 +34,7 @@ import pytest
 from majiang.analysis import waits
 from majiang.tiles import parse_tile
 
-from .conftest import DESKTOP, PHONE, SCREENSHOTS, assert_fits
+from .conftest import DESKTOP, PHONE, SCREENSHOTS, assert_fits, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 ROOT = Path(__file__).resolve().parents[2]
@@ -390,7 +390,7 @@ def reload_mid_hand(page: Any) -> None:
     )
     v_before = int(page.evaluate("document.body.dataset.version") or 0)
     page.reload()
-    page.wait_for_function(f"+document.body.dataset.version >= {v_before}", timeout=20000)
+    wait_until(page, f"+document.body.dataset.version >= {v_before}", timeout=20000)
     # A seat that has already won (自贡 血战) shows its hand as a won one, not #my-hand.
     page.wait_for_selector(".my-hand .tile, #settlement", timeout=20000)
     after = page.eval_on_selector_all(
@@ -425,8 +425,8 @@ def play_one_hand(
                     acted = True
                     # Wait for the answer, so that nothing is clicked twice.
                     with contextlib.suppress(Exception):
-                        page.wait_for_function(
-                            f"document.body.dataset.version !== {json.dumps(v)}", timeout=3000
+                        wait_until(
+                            page, f"document.body.dataset.version !== {json.dumps(v)}", timeout=3000
                         )
         steps += 1
         if steps % 10 == 0:
@@ -532,10 +532,10 @@ def test_the_lobby_keeps_a_players_buttons_while_others_sit_and_get_ready(browse
     second.wait_for_selector(".seat.mine")
     second.locator("button:has-text('准备')").first.click()
     # Both updates have reached the first page: two seats taken, one of them ready.
-    first.wait_for_function(
-        "document.querySelectorAll('.seat.taken').length === 2"
+    wait_until(
+        first, "document.querySelectorAll('.seat.taken').length === 2"
         " && document.querySelectorAll('.badge.ready').length === 1"
     )
     assert ready.evaluate("button => button.isConnected")
     ready.click()
-    first.wait_for_function("document.querySelectorAll('.badge.ready').length === 2")
+    wait_until(first, "document.querySelectorAll('.badge.ready').length === 2")

@@ -125,7 +125,7 @@ def test_the_replay_ends_where_the_live_table_did(browser: Any, daphne_url: str)
     assert page.locator("#step-label").inner_text() == first
     page.click("[data-step='last']")
     assert page.locator("#settlement").is_visible()
-    replay_lines = page.locator("#settlement .settlement-lines li").all_inner_texts()
+    replay_lines = page.locator("#settlement #settlement-lines li").all_inner_texts()
     assert replay_lines == live_lines
     replay_hands = {
         seat: sorted(page.locator(f".replay-seat[data-seat='{seat}'] .hand [data-tile]")

@@ -16,7 +16,7 @@ from django.test import Client
 from majiang import Round, get_variant
 from majiang.scenario import deal_scenario
 
-from .conftest import DESKTOP, PHONE, SCREENSHOTS, assert_fits
+from .conftest import DESKTOP, PHONE, SCREENSHOTS, assert_fits, wait_until
 from .fake_table import NAMES, FakeTable
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -120,8 +120,8 @@ def test_discard_by_tapping_a_tile(browser, live_server, room):
     page.wait_for_selector("#my-hand .tile.playable")
     before = len(table.rnd.seats[0].river)
     page.click("#my-hand .tile.playable >> nth=-1")
-    page.wait_for_function(
-        f"document.querySelectorAll('.river[data-seat=\"0\"] .tile').length > {before}"
+    wait_until(
+        page, f"document.querySelectorAll('.river[data-seat=\"0\"] .tile').length > {before}"
     )
     assert len(table.rnd.seats[0].river) == before + 1
 
@@ -454,8 +454,8 @@ def test_connection_badges_follow_presence(browser, live_server, room):
     assert badges() == {0: "在线", 1: "离线", 2: "在线", 3: ""}
     table.send_presence(1, True)
     table.send_presence(2, False)
-    page.wait_for_function(
-        "document.querySelector('.seat-panel[data-seat=\"2\"] .badge.offline') !== null"
+    wait_until(
+        page, "document.querySelector('.seat-panel[data-seat=\"2\"] .badge.offline') !== null"
     )
     assert badges() == {0: "在线", 1: "在线", 2: "离线", 3: ""}
     # A presence frame changes no version: the page's version stays where it was.
