@@ -63,6 +63,8 @@ def test_record_of_a_partial_round_and_an_explicit_wall() -> None:
         "auto_play_after": 2,
         "base_stake": 1,
         "hands_per_match": 8,
+        "offline_dissolve_seconds": 600,
+        "offline_pause_seconds": 60,
         "players": 2,
         "timeout_takes_win": True,
         "turn_seconds": 15,

@@ -30,6 +30,8 @@ DUYUN_SETTINGS_TABLE = """
 | `turn_seconds` | 15 | 5–60 |
 | `timeout_takes_win` | on | on/off |
 | `auto_play_after` | 2 | 1–5 timeouts |
+| `offline_pause_seconds` | 60 | 10–600 |
+| `offline_dissolve_seconds` | 600 | 60–7200 |
 | `multi_win_dealer` | `first_winner` | `first_winner`, `discarder` |
 | `pinghu_discard_needs_dou` | on | on/off |
 | `baopai` | on | on/off |
@@ -65,6 +67,8 @@ def test_D1_settings_schema_matches_the_table() -> None:
         "turn_seconds",
         "timeout_takes_win",
         "auto_play_after",
+        "offline_pause_seconds",
+        "offline_dissolve_seconds",
         "multi_win_dealer",
         "pinghu_discard_needs_dou",
         "baopai",
@@ -81,6 +85,8 @@ def test_D1_settings_schema_matches_the_table() -> None:
         "turn_seconds": 15,
         "timeout_takes_win": True,
         "auto_play_after": 2,
+        "offline_pause_seconds": 60,
+        "offline_dissolve_seconds": 600,
         "multi_win_dealer": "first_winner",
         "pinghu_discard_needs_dou": True,
         "baopai": True,

@@ -129,6 +129,8 @@ ZIGONG_SETTINGS_TABLE = """
 | `timeout_takes_win` | on | on/off |
 | `auto_play_after` | 2 | 1–5 |
 | `fan_cap` | 4 | 3, 4, 5, 6 |
+| `offline_pause_seconds` | 60 | 10–600 |
+| `offline_dissolve_seconds` | 600 | 60–7200 |
 | `zimo` | `add_base` | `add_base`, `add_fan`, `none` |
 | `dianganghua` | `zimo` | `zimo`, `feeder` |
 | `tiandihu` | on | on/off |
