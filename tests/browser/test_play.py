@@ -38,7 +38,11 @@ from .conftest import DESKTOP, PHONE, SCREENSHOTS, assert_fits, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 ROOT = Path(__file__).resolve().parents[2]
-NAMES = ["张三", "李四", "王五", "赵六"]
+NAME_SETS = [["张三", "李四", "王五", "赵六"], ["孙七", "周八", "吴九", "郑十"],
+             ["钱一", "冯二", "陈三", "褚四"]]
+"""Each table of a server gets its own players' names: shown names are unique."""
+NAMES: dict[str, list[str]] = {}
+"""The players' names of each room, by its code."""
 PASSWORD = "mj-pass-2468"
 MAX_HANDS = 5
 SHOT_AT_WALL = {"duyun": 32, "zigong": 8}  # mid-hand screenshots: once the wall is this low
@@ -136,10 +140,11 @@ def lobby_pages(browser: Any, server: dict[str, Any], variant: str,
     url = server["url"]
     tag = f"{variant[:2]}{int(time.time() * 1000) % 10_000_000}"
     pages = []
+    names = NAME_SETS[len(NAMES) % len(NAME_SETS)]
     for i in range(count):
         ctx = browser.new_context(viewport=PHONE if i == 0 else DESKTOP, locale="zh-CN")
         page = ctx.new_page()
-        register(page, url, f"{tag}u{i}", NAMES[i] if i < 4 else "观众")
+        register(page, url, f"{tag}u{i}", names[i] if i < 4 else f"观众{len(NAMES)}")
         pages.append(page)
     owner = pages[0]
     owner.goto(f"{url}/clubs/")
@@ -171,6 +176,7 @@ def lobby_pages(browser: Any, server: dict[str, Any], variant: str,
         page.goto(club_url)
         page.locator(f"a[href='/rooms/{code}/']").click()
         page.wait_for_url(f"**/rooms/{code}/")
+    NAMES[code] = names
     return pages, code
 
 
@@ -473,7 +479,7 @@ def test_four_players_play_until_a_hand_is_won(browser, server, variant):
             assert shown["subtotals"] == [points for _, points, _ in results]
             assert shown["won"] == [won for _, _, won in results]
             for payer, payee, _category, points in lines:
-                assert any(w.startswith(NAMES[payer]) and f"付 {NAMES[payee]} " in w
+                assert any(w.startswith(NAMES[code][payer]) and f"付 {NAMES[code][payee]} " in w
                            and f"{points}分" in w for w in shown["words"])
             assert "→" not in shown["text"]
         if variant == "duyun" and stored["summary"].get("fanji"):
@@ -510,7 +516,7 @@ def test_four_players_play_until_a_hand_is_won(browser, server, variant):
         "#final-hands li", "els => els.map(e => e.querySelectorAll('.tile').length)"
     )
     assert len(hands) == 4 and all(n >= 13 for n in hands)
-    assert NAMES[winners[0]] in text
+    assert NAMES[code][winners[0]] in text
     assert_fits(players[0], "#settlement")  # the phone: the dialogue scrolls, nothing spills
     (SCREENSHOTS / f"{variant}-table-phone.png").write_bytes(shot["phone"])
     (SCREENSHOTS / f"{variant}-table-desktop.png").write_bytes(shot["desktop"])
