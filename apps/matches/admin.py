@@ -72,39 +72,6 @@ class ReadOnlyMixin:
         return False
 
 
-class Shown:
-    """An object as the admin's change page names it (title, breadcrumbs): the model's own
-    text reads ``match #12 (duyun, v196)``, so the page is given ``对局 #12`` instead."""
-
-    def __init__(self, obj: Any, text: str) -> None:
-        self._obj, self._text = obj, text
-
-    def __str__(self) -> str:
-        return self._text
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._obj, name)
-
-
-class ChineseTitleMixin:
-    """Change pages titled by :meth:`shown_as`, and the admin log naming objects the same."""
-
-    def shown_as(self, obj: Any) -> str:
-        """The object's Chinese name."""
-        raise NotImplementedError
-
-    def render_change_form(self, request: HttpRequest, context: dict[str, Any], *args: Any,
-                           **kwargs: Any) -> Any:
-        """The change page, with the object named in Chinese."""
-        obj = kwargs.get("obj")
-        if obj is not None:
-            context["original"] = Shown(obj, self.shown_as(obj))
-            context["subtitle"] = self.shown_as(obj)
-        return super().render_change_form(  # type: ignore[misc]
-            request, context, *args, **kwargs
-        )
-
-
 def _seat_name(match: Match, seat: int) -> str:
     player = match.players.select_related("user").filter(seat=seat).first()
     return str(player.user) if player is not None else f"{seat + 1}号位"
@@ -119,7 +86,7 @@ def _outcome(hand: Hand, names: dict[int, str] | None = None) -> str:
 
 
 @admin.register(Match)
-class MatchAdmin(ChineseTitleMixin, ReadOnlyMixin, admin.ModelAdmin[Match]):
+class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin[Match]):
     """Every match: who played what, when, how it stands; 强制解散 for a stuck one."""
 
     list_display = (
@@ -136,10 +103,6 @@ class MatchAdmin(ChineseTitleMixin, ReadOnlyMixin, admin.ModelAdmin[Match]):
         "standings", "hand_list", "started", "finished",
     )
     readonly_fields = fields
-
-    def shown_as(self, obj: Match) -> str:
-        """``对局 #12 · 都匀独山捉鸡``."""
-        return f"对局 #{obj.pk} · {variant_name(obj.variant)}"
 
     @admin.display(description="牌局")
     def hand_list(self, obj: Match) -> SafeString:
@@ -251,7 +214,7 @@ class MatchAdmin(ChineseTitleMixin, ReadOnlyMixin, admin.ModelAdmin[Match]):
             if dissolved:
                 LogEntry.objects.create(
                     user_id=staff_id, content_type=ContentType.objects.get_for_model(Match),
-                    object_id=str(match.pk), object_repr=self.shown_as(match),
+                    object_id=str(match.pk), object_repr=str(match),
                     action_flag=CHANGE, change_message=DISSOLVE_LOG,
                 )
                 ended.append(f"#{match.pk}")
@@ -266,7 +229,7 @@ class MatchAdmin(ChineseTitleMixin, ReadOnlyMixin, admin.ModelAdmin[Match]):
 
 
 @admin.register(Hand)
-class HandAdmin(ChineseTitleMixin, ReadOnlyMixin, admin.ModelAdmin[Hand]):
+class HandAdmin(ReadOnlyMixin, admin.ModelAdmin[Hand]):
     """Every hand: its match, dealer, times and outcome; the seed only once it ended."""
 
     list_display = ("label", "match_label", "game", "dealer_name", "started", "ended", "outcome")
@@ -277,10 +240,6 @@ class HandAdmin(ChineseTitleMixin, ReadOnlyMixin, admin.ModelAdmin[Hand]):
         "page_link", "commitment", "seed_reveal",
     )
     readonly_fields = fields
-
-    def shown_as(self, obj: Hand) -> str:
-        """``对局 #12 第3局``."""
-        return f"对局 #{obj.match_id} 第{obj.number}局"
 
     @admin.display(description="牌局")
     def label(self, obj: Hand) -> str:

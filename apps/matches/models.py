@@ -10,6 +10,8 @@ from __future__ import annotations
 from django.conf import settings as django_settings
 from django.db import models
 
+from majiang.variants import VARIANTS
+
 USER_MODEL = django_settings.AUTH_USER_MODEL
 
 
@@ -79,7 +81,8 @@ class Match(models.Model):
         )
 
     def __str__(self) -> str:
-        return f"对局 #{self.pk}"
+        variant = VARIANTS.get(self.variant)
+        return f"对局 #{self.pk} · {variant.name if variant else self.variant}"
 
 
 class MatchPlayer(models.Model):
