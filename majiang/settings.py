@@ -97,6 +97,15 @@ class Setting:
         return out
 
 
+OFFLINE_SETTINGS = (
+    Setting("offline_pause_seconds", "int", 60, "全员离线多少秒后暂停计时", minimum=10,
+            maximum=600, label="离线暂停"),
+    Setting("offline_dissolve_seconds", "int", 600, "全员离线多少秒后解散对局", minimum=60,
+            maximum=7200, label="离线解散"),
+)
+"""Every variant's abandoned-table settings: the clock pauses, then the match is dissolved."""
+
+
 @dataclass(frozen=True, slots=True)
 class SettingsSchema:
     """The settings a variant declares, in display order."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from majiang.settings import Setting, SettingsSchema
+from majiang.settings import OFFLINE_SETTINGS, Setting, SettingsSchema
 from majiang.settlement import LineKind, NoSummary, Settlement, SettlementLine
 from majiang.state import WinSource
 from majiang.tiles import Tile
@@ -56,14 +56,7 @@ class BasicVariant(Variant):
                 maximum=5,
                 label="超时托管",
             ),
-            Setting(
-                "offline_pause_seconds", "int", 60, "全员离线多少秒后暂停计时", minimum=10,
-                maximum=600, label="离线暂停",
-            ),
-            Setting(
-                "offline_dissolve_seconds", "int", 600, "全员离线多少秒后解散对局", minimum=60,
-                maximum=7200, label="离线解散",
-            ),
+            *OFFLINE_SETTINGS,
         )
     )
 

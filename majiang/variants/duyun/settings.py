@@ -6,7 +6,7 @@ names the D rulings it comes from (shown only in a 规则出处 detail).
 
 from __future__ import annotations
 
-from majiang.settings import Setting, SettingsSchema
+from majiang.settings import OFFLINE_SETTINGS, Setting, SettingsSchema
 
 __all__ = ["SCHEMA"]
 
@@ -62,14 +62,7 @@ SCHEMA = SettingsSchema(
             label="超时托管",
             rulings=("D5",),
         ),
-        Setting(
-            "offline_pause_seconds", "int", 60, "全员离线多少秒后暂停计时", minimum=10,
-            maximum=600, label="离线暂停",
-        ),
-        Setting(
-            "offline_dissolve_seconds", "int", 600, "全员离线多少秒后解散对局", minimum=60,
-            maximum=7200, label="离线解散",
-        ),
+        *OFFLINE_SETTINGS,
         Setting(
             "multi_win_dealer",
             "choice",
