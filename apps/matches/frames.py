@@ -2,7 +2,7 @@
 
 A viewer is a seat number, or ``None`` for spectators. Every frame is built from
 ``Round.observation(viewer)`` and logged events filtered by
-:func:`~apps.matches.protocol.event_for_viewer`; the full snapshot of a round (hidden tiles,
+:func:`majiang.actions.logged_for_viewer`; the full snapshot of a round (hidden tiles,
 wall order) and a hand's seed before it ends are never put in a frame.
 """
 
@@ -14,10 +14,10 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from majiang import Round
+from majiang.actions import logged_for_viewer
 from majiang.advisor import discard_hints
 
 from .models import Hand, Match, MatchEvent, MatchPlayer
-from .protocol import event_for_viewer
 
 if TYPE_CHECKING:
     from .change import MatchChange
@@ -95,7 +95,7 @@ def viewer_events(entries: Iterable[MatchEvent], viewer: int | None) -> list[dic
     out: list[dict[str, Any]] = []
     for entry in entries:
         for logged in entry.payload["events"]:
-            event = event_for_viewer(logged, viewer)
+            event = logged_for_viewer(logged, viewer)
             if event is not None:
                 event["v"] = entry.seq
                 out.append(event)

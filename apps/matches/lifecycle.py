@@ -22,7 +22,7 @@ from . import broadcast, signals
 from .change import MatchChange
 from .models import Hand, Match, MatchEvent, MatchPlayer
 from .pacing import turn_seconds
-from .protocol import event_to_log, table_event
+from .protocol import table_event
 
 NEXT_HAND_SECONDS = 15
 """How long the settlement stays up before the next hand is dealt anyway."""
@@ -95,7 +95,7 @@ def hand_deal(change: MatchChange) -> None:
         "hand_start", hand=hand.number, dealer=hand.dealer, streak=hand.streak,
         commitment=hand.commitment,
     )
-    change.log(MatchEvent.Kind.DEAL, [start, *map(event_to_log, events)])
+    change.log(MatchEvent.Kind.DEAL, [start, *(e.to_log() for e in events)])
     change.start_decision(turn_seconds(match))
 
 
@@ -114,7 +114,7 @@ def action_apply(
     rnd = change.rnd
     assert rnd is not None
     window = rnd.window
-    events = [event_to_log(e) for e in rnd.apply(action)]
+    events = [e.to_log() for e in rnd.apply(action)]
     extra = _timeout_bookkeeping(change, player, timeout, private=window is not None)
     change.log(
         MatchEvent.Kind.ACTION, events + extra, seat=player.seat, action=action.to_json(),
@@ -170,7 +170,7 @@ def window_release(change: MatchChange) -> None:
     rnd = change.rnd
     assert rnd is not None and rnd.held
     window = rnd.window
-    events = [event_to_log(e) for e in rnd.release()]
+    events = [e.to_log() for e in rnd.release()]
     change.log(MatchEvent.Kind.TABLE, events, release=True)
     _after_round_change(change, window, None)
 

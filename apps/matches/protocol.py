@@ -7,12 +7,12 @@ share it so that a message is validated the same way wherever it arrives.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from majiang import Action, ActionType, Event, RecordError
+from majiang import Action, ActionType, RecordError
 from majiang.tiles import parse_tile
 
 MAX_MESSAGE_BYTES = 4096
@@ -143,36 +143,6 @@ def parse_phrase(data: Mapping[str, Any]) -> str:
     if not isinstance(phrase, str) or phrase not in PHRASES:
         raise MatchError("unknown_phrase")
     return phrase
-
-
-def event_to_log(event: Event) -> dict[str, Any]:
-    """An event in full, for the log: the public part plus its privacy markers."""
-    out: dict[str, Any] = {"public": event.to_json() if not event.private else _public_json(event)}
-    if event.private:
-        out["private"] = True
-        out["full"] = event.to_json()
-    if event.audience is not None:
-        out["audience"] = event.audience
-    return out
-
-
-def _public_json(event: Event) -> dict[str, Any]:
-    """The event with its private tile and secrets blanked, as every other seat sees it."""
-    return replace(event, tile=None, secret={}).to_json()
-
-
-def event_for_viewer(logged: Mapping[str, Any], viewer: int | None) -> dict[str, Any] | None:
-    """A logged event as ``viewer`` (a seat, or ``None`` for spectators) may see it.
-
-    Mirrors :meth:`majiang.Event.for_viewer`: audience-only events go to their seat alone,
-    private tiles only to the event's own seat.
-    """
-    audience = logged.get("audience")
-    if audience is not None and viewer != audience:
-        return None
-    if logged.get("private") and viewer is not None and viewer == logged["full"].get("seat"):
-        return dict(logged["full"])
-    return dict(logged["public"])
 
 
 def table_event(kind: str, seat: int | None = None, **data: Any) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import IO, Any
 
@@ -53,10 +53,8 @@ def _spawn(name: str, command: list[str], env: dict[str, str]) -> subprocess.Pop
 def _signal_group(child: subprocess.Popen[str], sig: signal.Signals) -> None:
     """Signal the child's whole session: a child killed outright leaves its own children
     (Celery's pool processes) behind, and they must not outlive it."""
-    try:
+    with suppress(ProcessLookupError):
         os.killpg(child.pid, sig)
-    except ProcessLookupError:
-        pass
 
 
 def supervise(commands: dict[str, list[str]], env: dict[str, str]) -> int:
