@@ -63,6 +63,7 @@ def table_info(
         "hands_played": match.hands_played,
         "totals": list(match.totals),
         "commitment": hand.commitment if hand is not None else None,
+        "next": next_hand_public(match.next_hand),
         "deadline": epoch_ms(match.deadline) if match.status == Match.Status.PLAYING else None,
         "players": [
             {
@@ -78,6 +79,14 @@ def table_info(
         "dissolve": match.dissolve_vote,
         **clock_info(match),
     }
+
+
+def next_hand_public(upcoming: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The committed next hand without its seed: ``hand``, ``commitment``, ``contributions``."""
+    if upcoming is None:
+        return None
+    return {"hand": upcoming["number"], "commitment": upcoming["commitment"],
+            "contributions": upcoming["contributions"]}
 
 
 def clock_info(match: Match) -> dict[str, Any]:

@@ -6,6 +6,7 @@ share it so that a message is validated the same way wherever it arrives.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -35,7 +36,10 @@ def decode_message(text: str) -> Any:
     return orjson.loads(text)
 
 ACTION_TYPES = frozenset(t.value for t in ActionType)
-TABLE_TYPES = frozenset({"ready_next", "dissolve_propose", "dissolve_vote", "resume"})
+TABLE_TYPES = frozenset({"ready_next", "dissolve_propose", "dissolve_vote", "resume",
+                         "contribute"})
+CONTRIBUTION = re.compile(r"[0-9a-f]{64}")
+"""A seat's contribution to the next wall: 32 random bytes in lowercase hex."""
 
 ERROR_MESSAGES = {
     "malformed": "消息格式不正确",
@@ -53,6 +57,9 @@ ERROR_MESSAGES = {
     "rate_limited": "操作过于频繁，请稍后再试",
     "phrase_too_fast": "快捷语发送太频繁，请稍后再发",
     "unknown_phrase": "没有这条快捷语",
+    "contribution_late": "这一局已经发牌，随机数来晚了",
+    "not_committed": "这一局的洗牌承诺还没有公布",
+    "already_contributed": "你已经为这一局提交过随机数",
 }
 """Chinese messages of the server's own error codes (the rules package brings its own)."""
 
@@ -118,6 +125,12 @@ def parse_client_message(data: Any) -> ClientMessage:
                 raise MatchError("malformed", f"无效的牌: {tile[:8]}") from exc
     if kind == "dissolve_vote" and not isinstance(data.get("agree"), bool):
         raise MatchError("malformed", "agree 必须是 true 或 false")
+    if kind == "contribute":
+        hand, value = data.get("hand"), data.get("value")
+        if not isinstance(hand, int) or isinstance(hand, bool):
+            raise MatchError("malformed", "hand 必须是局序（整数）")
+        if not isinstance(value, str) or not CONTRIBUTION.fullmatch(value):
+            raise MatchError("malformed", "value 必须是 64 位小写十六进制数（32 字节随机数）")
     fields = {k: v for k, v in data.items() if k not in ("type", "v")}
     return ClientMessage(kind, version, fields)
 
