@@ -251,6 +251,7 @@ def match_close(change: MatchChange, status: str) -> None:
         extra.append(_reveal(hand))
     match.status, match.stage = status, Match.Stage.OVER
     match.finished_at, match.deadline, match.dissolve_vote = change.now, None, None
+    match.next_hand = None  # a hand committed but never dealt: no more contributions
     change.log(
         MatchEvent.Kind.MATCH_END,
         [*extra, table_event("match_end", reason=status, totals=list(match.totals),

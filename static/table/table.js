@@ -10,6 +10,7 @@ import {
   actionMessage, applyFrame, dissolveProposeMessage, dissolveVoteMessage, emptyView,
   leaveAutoPlayMessage, phraseMessage, readyNextMessage, resumeMessage,
 } from "./protocol.js";
+import { noteFrame } from "./fairness.js";
 import { h, playerName, renderTable } from "./render.js";
 import { play, setSoundMuted, soundMuted, soundOf } from "./sound.js";
 
@@ -106,6 +107,7 @@ const conn = new Connection(config.ws, {
       return;
     }
     if (kind !== "state") return;
+    noteFrame(view, msg, (m) => conn.send(m));
     if (document.body.dataset.connection === "open") banner.hidden = true;
     const obs = view.observation;
     followBaogangPanel(obs);
