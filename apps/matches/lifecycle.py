@@ -64,7 +64,7 @@ def match_create(*, room: Room) -> MatchChange:
     change.log(
         MatchEvent.Kind.TABLE,
         [table_event("match_start", hands_total=match.hands_total, dealer=match.dealer),
-         next_hand_commit(change)],
+         _next_hand_commit(change)],
     )
     room_id, match_id = room.pk, match.pk
     transaction.on_commit(
@@ -73,7 +73,7 @@ def match_create(*, room: Room) -> MatchChange:
     return change
 
 
-def next_hand_commit(change: MatchChange) -> dict[str, Any]:
+def _next_hand_commit(change: MatchChange) -> dict[str, Any]:
     """Choose the next hand's secret seed; the event that publishes its commitment.
 
     Published before any seat may contribute (with the match's start, or the previous
@@ -216,7 +216,7 @@ def hand_close(change: MatchChange) -> None:
             _reveal(hand),
             table_event("settlement", hand=hand.number, settlement=settlement,
                         totals=list(match.totals)),
-            *([] if rules.over else [next_hand_commit(change)]),
+            *([] if rules.over else [_next_hand_commit(change)]),
         ],
     )
     seat_users = {p.seat: p.user_id for p in change.players}
