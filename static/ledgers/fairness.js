@@ -86,7 +86,7 @@ async function check() {
     const mine = seed.contributions.some((c) => c.seat === stored.seat && c.value === stored.mine);
     rows.push([mine, mine ? "你提交的随机数在本局的列表中" : "你提交的随机数不在本局的列表中"]);
   } else if (stored) {
-    rows.push([true, "你没有为这一局提交随机数（第1局、托管、离线或来不及时都不提交）"]);
+    rows.push([true, "你没有为这一局提交随机数（第1局，或托管、离线、来不及时，都不提交）"]);
   }
   if (stored && stored.dealt) {
     const same = sameList(stored.dealt, seed.contributions);
