@@ -6,6 +6,7 @@
 // server's own rows, which a dishonest server could rewrite together.
 
 const PREFIX = "mj-fair";
+const KEEP = 2000; // hands kept (a few hundred bytes each); older ones are dropped
 
 export function fairKey(match, hand) {
   return `${PREFIX}:${match}:${hand}`;
@@ -24,8 +25,23 @@ export function fairRecord(match, hand) {
 function remember(match, hand, fields) {
   const old = fairRecord(match, hand) || {};
   const add = Object.fromEntries(Object.entries(fields).filter(([k, v]) => v !== undefined && !(k in old)));
-  if (Object.keys(add).length) localStorage.setItem(fairKey(match, hand), JSON.stringify({ ...old, ...add }));
+  if (!Object.keys(add).length) return;
+  if (!("at" in old)) add.at = Date.now();
+  try {
+    localStorage.setItem(fairKey(match, hand), JSON.stringify({ ...old, ...add }));
+  } catch {
+    // Storage full or switched off: the table plays on, the replay will say nothing is kept.
+  }
 }
+
+/** Drop the oldest hands beyond KEEP, so that storage stays small over years of play. */
+function prune() {
+  const keys = Object.keys(localStorage).filter((k) => k.startsWith(`${PREFIX}:`));
+  if (keys.length <= KEEP) return;
+  const at = (k) => { try { return JSON.parse(localStorage.getItem(k)).at || 0; } catch { return 0; } };
+  keys.sort((a, b) => at(a) - at(b)).slice(0, keys.length - KEEP).forEach((k) => localStorage.removeItem(k));
+}
+try { prune(); } catch { /* storage switched off */ }
 
 function randomHex() {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
@@ -57,5 +73,7 @@ export function noteFrame(view, msg, send) {
   if (sent.has(key) || next.contributions.some((c) => c.seat === view.seat)) return;
   // Another tab may have chosen this seat's value already: send the same one.
   remember(match, next.hand, { seat: view.seat, mine: randomHex() });
-  if (send({ type: "contribute", hand: next.hand, value: fairRecord(match, next.hand).mine })) sent.add(key);
+  const stored = fairRecord(match, next.hand);
+  if (!stored) return; // nothing kept here, so nothing this browser could check later
+  if (send({ type: "contribute", hand: next.hand, value: stored.mine })) sent.add(key);
 }
