@@ -42,6 +42,9 @@ ZIGONG_PANEL_SEED = f"{28:032x}"
 """A 自贡 deal (its match seed :data:`MATCH_SEED`: dealer seat 2) where seat 0's dealt
 hand is ready with a triplet: the 报叫 window asks it, and its 报叫 opens the 报杠 panel."""
 MATCH_SEED = "00" * 16
+DUYUN_KONGS_SEED = f"{357:032x}"
+"""A 都匀 deal (dealer seat 0) where :func:`scripted_move` play with the claim pause on
+brings a concealed kong, an exposed kong and a 补杠's rob window within 52 steps."""
 
 
 @dataclass
@@ -94,6 +97,29 @@ class Conn:
     async def close(self) -> None:
         await self.drain()
         await self.comm.disconnect()
+
+
+def scripted_move(observations: dict[int, dict[str, Any]]) -> tuple[int, dict[str, Any]] | None:
+    """A deterministic move from the seats' observations (``None``: nobody may act): the
+    lowest seat with a choice konging, else punging, else winning, else discarding the
+    tile it holds fewest of (kongs come sooner), else passing. The seed search that found
+    :data:`DUYUN_KONGS_SEED` played the rules package with this same policy."""
+    for seat in sorted(observations):
+        me = observations[seat].get("me") or {}
+        legal = me.get("legal") or []
+        if not legal:
+            continue
+        for kind in ("kong", "pung", "win"):
+            chosen = next((a for a in legal if a["type"] == kind), None)
+            if chosen is not None:
+                break
+        else:
+            discards = [a for a in legal if a["type"] == "discard" and not a.get("declare")]
+            held = [*me["hand"], *([me["drawn"]] if me["drawn"] else [])]
+            chosen = (min(discards, key=lambda a: (held.count(a["tile"]), a["tile"]))
+                      if discards else legal[-1])
+        return seat, {k: v for k, v in chosen.items() if k != "seat"}
+    return None
 
 
 def _lobby_comm(user: Any, path: str) -> WebsocketCommunicator:
@@ -432,7 +458,8 @@ async def duyun_match(wire: Wire, table: Table, rng: random.Random) -> None:
     await game.play_hand(timeouts_of=dealer)
     await game.reconnect(SPECTATOR, f"v={game.latest[SPECTATOR]['v'] - 3}")
     await game.between_hands()
-    await game.play_hand(until=lambda g: g.moves >= 40 or g.table_info["stage"] != "hand")
+    game.moves = 0
+    await game.play_hand(until=lambda g: g.moves >= 8 or g.table_info["stage"] != "hand")
     if game.table_info["stage"] == "hand":
         await dissolve_votes(game)
     await game.close()
@@ -475,13 +502,31 @@ async def zigong_match(wire: Wire, table: Table, rng: random.Random) -> None:
     await game.close()
 
 
-async def abandoned_match(wire: Wire, table: Table, rng: random.Random) -> None:
-    """A table whose seats are all gone: its clock pauses, resumes when a seat is back,
-    and after 600 s offline the match is dissolved."""
-    game = Game(wire, table, rng)
+def _kongs_seen(wire: Wire) -> set[str]:
+    return {
+        e["type"] if e["type"] != "kong" else e["kind"]
+        for socket, frame in wire.received if socket == "table"
+        for e in frame.get("events", ()) if e["type"] in ("kong", "rob_window")
+    }
+
+
+async def kongs_then_abandoned(wire: Wire, table: Table) -> None:
+    """都匀 with the claim pause, dealt :data:`DUYUN_KONGS_SEED` and played by
+    :func:`scripted_move` until every kind of kong and a rob window were seen; then every
+    seat is gone: the clock pauses, resumes when a seat is back, and after 600 s offline
+    the match is dissolved."""
+    game = Game(wire, table, random.Random(0))
     await game.open()
-    for _ in range(3):
-        await game.move()
+    wanted = {"concealed_kong", "exposed_kong", "rob_window"}
+    for _ in range(80):
+        if wanted <= _kongs_seen(wire):
+            break
+        move = scripted_move({s: game.latest[s]["observation"] for s in range(4)})
+        if move is None:
+            assert await game.sweep(deadline=True)  # the window's pause ends
+        else:
+            await game.act(move[0], {**move[1], "v": game.latest[move[0]]["v"]})
+    assert wanted <= _kongs_seen(wire)
     await game.sweep(offline_seconds=61)  # clock_paused (offline)
     before = await database_sync_to_async(_version)(game.match_id)
     await database_sync_to_async(services.match_presence_note)(
