@@ -42,9 +42,11 @@ ZIGONG_PANEL_SEED = f"{28:032x}"
 """A 自贡 deal (its match seed :data:`MATCH_SEED`: dealer seat 2) where seat 0's dealt
 hand is ready with a triplet: the 报叫 window asks it, and its 报叫 opens the 报杠 panel."""
 MATCH_SEED = "00" * 16
-DUYUN_KONGS_SEED = f"{357:032x}"
+DUYUN_KONGS_SEED = f"{1059:032x}"
 """A 都匀 deal (dealer seat 0) where :func:`scripted_move` play with the claim pause on
-brings a concealed kong, an exposed kong and a 补杠's rob window within 52 steps."""
+brings a concealed kong, an exposed kong, a 补杠's rob window and a win within 89 steps
+(moves and pause ends). Random play may not win at all (托管 plays the advisor, whose
+ties may fall differently from run to run), so the win is made certain here."""
 
 
 @dataclass
@@ -506,19 +508,19 @@ def _kongs_seen(wire: Wire) -> set[str]:
     return {
         e["type"] if e["type"] != "kong" else e["kind"]
         for socket, frame in wire.received if socket == "table"
-        for e in frame.get("events", ()) if e["type"] in ("kong", "rob_window")
+        for e in frame.get("events", ()) if e["type"] in ("kong", "rob_window", "win")
     }
 
 
 async def kongs_then_abandoned(wire: Wire, table: Table) -> None:
     """都匀 with the claim pause, dealt :data:`DUYUN_KONGS_SEED` and played by
-    :func:`scripted_move` until every kind of kong and a rob window were seen; then every
-    seat is gone: the clock pauses, resumes when a seat is back, and after 600 s offline
-    the match is dissolved."""
+    :func:`scripted_move` until every kind of kong, a rob window and a win were seen (the
+    win ends the hand); then every seat is gone: the clock pauses, resumes when a seat is
+    back, and after 600 s offline the match is dissolved."""
     game = Game(wire, table, random.Random(0))
     await game.open()
-    wanted = {"concealed_kong", "exposed_kong", "rob_window"}
-    for _ in range(80):
+    wanted = {"concealed_kong", "exposed_kong", "rob_window", "win"}
+    for _ in range(100):
         if wanted <= _kongs_seen(wire):
             break
         move = scripted_move({s: game.latest[s]["observation"] for s in range(4)})
