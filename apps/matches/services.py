@@ -93,21 +93,22 @@ def _player_action(change: MatchChange, player: MatchPlayer, message: ClientMess
     if version > match.version or version < match.decision_version:
         raise MatchError("stale_version")
     if match.stage != Match.Stage.HAND or change.rnd is None:
-        raise MatchError("hand_over", "本局已结束")
+        raise MatchError("hand_over")
     action = message.action_for(player.seat)
     try:
         lifecycle.action_apply(change, player, action, timeout=False)
     except IllegalActionError as exc:
-        raise MatchError(exc.code, exc.message) from exc
+        raise MatchError.from_rules(exc.code, exc.message) from exc
 
 
 def _ready_next(change: MatchChange, player: MatchPlayer) -> None:
     match = change.match
     if match.stage != Match.Stage.BETWEEN:
         raise MatchError("not_between_hands")
-    if player.seat not in match.ready_seats:
-        match.ready_seats = sorted([*match.ready_seats, player.seat])
-        change.log(MatchEvent.Kind.TABLE, [table_event("ready_next", player.seat)])
+    if player.seat in match.ready_seats:
+        raise MatchError("already_ready")  # a seat in 托管 is ready already
+    match.ready_seats = sorted([*match.ready_seats, player.seat])
+    change.log(MatchEvent.Kind.TABLE, [table_event("ready_next", player.seat)])
     if len(match.ready_seats) == len(change.players):
         lifecycle.hand_deal(change)
 
