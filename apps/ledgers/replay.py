@@ -9,7 +9,7 @@ hidden tiles can never leak through a replay.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from apps.accounts.models import User
@@ -25,7 +25,7 @@ from majiang.wall import full_set, shuffled
 from .selectors import hand_lines_in_words, replay_share_token, seat_names
 from .words import tile_name
 
-__all__ = ["hand_replay", "replay_share_token", "seed_check"]
+__all__ = ["hand_replay", "replay_frames", "replay_share_token", "seed_check"]
 
 ACTION_WORDS = {
     "discard": "打出", "pung": "碰", "kong": "杠", "win": "胡", "pass": "过", "declare": "报叫",
@@ -311,19 +311,16 @@ def _seat_of(hand: Hand, user: User | None) -> int | None:
     return seats.values_list("seat", flat=True).first()
 
 
-def hand_replay(hand: Hand, *, user: User | None = None) -> dict[str, Any]:
-    """Everything the replay page shows, for a settled hand the caller may see.
-
-    ``me``: the seat ``user`` played (the page's first point of view), else ``None``.
-
-    ``frames``: the state before any action, then after each recorded action, each with
-    its ``moves`` in words (see :class:`_Narrator`) and ``text``, the decision's words.
-    """
-    record = hand.record or {}
-    names = seat_names(hand.match)
+def replay_frames(
+    record: Mapping[str, Any], names: dict[int, str], *, fanji: str | None = None
+) -> list[dict[str, Any]]:
+    """The frames of a hand's record: the state before any action, then after each
+    recorded action, each with its ``moves`` in words (see :class:`_Narrator`), ``text``
+    (the decision's words) and ``merged`` (a pass, shown as part of the step before).
+    ``fanji``: the tile turned at the end (都匀), said last."""
     rnd = load_round(record)
     narrator = _Narrator(rnd, names, str(record.get("variant")))
-    dealer = narrator.move(hand.dealer, "deal", "坐庄，发牌", main=True)
+    dealer = narrator.move(rnd.dealer, "deal", "坐庄，发牌", main=True)
     opening = [dealer]
     luobo = rnd.variant.public_info(rnd).get("luobo")
     if luobo:
@@ -336,6 +333,8 @@ def hand_replay(hand: Hand, *, user: User | None = None) -> dict[str, Any]:
             "step": step, "action": raw, "text": moves[0]["text"], "moves": moves,
             "state": _state(rnd),
         })
+    if fanji:  # D16: the tile turned at the end
+        frames[-1]["moves"].append(narrator.move(None, "fanji", "翻鸡", [fanji]))
     # A pass is no step of its own: it joins the step before (``merged``), and a move that
     # carries out a decision of that same step is not said twice. The words of decisions
     # voided later are final only now.
@@ -347,10 +346,20 @@ def hand_replay(hand: Hand, *, user: User | None = None) -> dict[str, Any]:
             group = frame["step"]
         frame["moves"] = [m for m in frame["moves"] if m.get("resolves", -1) < group]
         frame["text"] = frame["moves"][0]["text"]
+    return frames
+
+
+def hand_replay(hand: Hand, *, user: User | None = None) -> dict[str, Any]:
+    """Everything the replay page shows, for a settled hand the caller may see.
+
+    ``me``: the seat ``user`` played (the page's first point of view), else ``None``;
+    ``frames``: see :func:`replay_frames`.
+    """
+    record = hand.record or {}
     settlement = hand.settlement or {}
     fanji = (settlement.get("summary") or {}).get("fanji")
-    if fanji:  # D16: the tile turned at the end
-        frames[-1]["moves"].append(narrator.move(None, "fanji", "翻鸡", [str(fanji)]))
+    names = seat_names(hand.match)
+    frames = replay_frames(record, names, fanji=str(fanji) if fanji else None)
     return {
         "hand": {
             "id": hand.pk, "number": hand.number, "match": hand.match_id,
