@@ -106,7 +106,8 @@ def hand_replay_page(request: AuthenticatedHttpRequest, hand_id: int) -> HttpRes
         reverse("ledgers:replay", args=[hand.pk]) + f"?share={replay_share_token(hand)}"
     )
     return render(request, "ledgers/replay.html", {
-        "hand": hand, "replay": hand_replay(hand), "share_url": share_url, "share": share,
+        "hand": hand, "replay": hand_replay(hand, user=request.user), "share_url": share_url,
+        "share": share,
     })
 
 

@@ -1,15 +1,20 @@
-// 战绩回放: steps through the server-computed frames of a settled hand, forward and back,
-// ending on the settlement (the seed check is fairness.js).
-// Tiles are drawn with the live table's renderer (static/table/tiles.js).
+// 战绩回放: steps through the server-computed frames of a settled hand (each pass joined
+// to the step before it), forward and back, by hand or playing at a chosen speed, from
+// any seat's point of view, ending on the settlement. The board and the words are drawn by
+// replay-board.js; the seed check is fairness.js.
 
-import { linesByPlayer } from "../table/settlement.js";
-import { tileEl, tileName } from "../table/tiles.js";
+import { moveEl, seatsEl, settlementEl, stepsOf } from "./replay-board.js";
 
 const data = JSON.parse(document.getElementById("replay-data").textContent);
-const names = Object.fromEntries(data.players.map((p) => [p.seat, p.name]));
-const MELDS = { pung: "碰", exposed_kong: "明杠", concealed_kong: "暗杠", added_kong: "补杠" };
-const last = data.frames.length - 1;
+const steps = stepsOf(data.frames);
+const last = steps.length - 1;
+const SPEEDS = [0.5, 1, 2, 4];
+const STEP_MS = 1200; // one step at 1×
+const root = document.getElementById("replay");
 let step = 0;
+let viewer = data.me ?? data.hand.dealer ?? 0;
+let speed = 1;
+let timer = null;
 
 function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -22,67 +27,149 @@ function h(tag, attrs = {}, ...children) {
   return node;
 }
 
-function meldEl(meld) {
-  const n = meld.kind === "pung" ? 3 : 4;
-  return h("span", { class: "meld", title: MELDS[meld.kind] || meld.kind },
-    Array.from({ length: n }, () => tileEl(meld.tile)));
-}
-
-function seatEl(seat, state) {
-  const flags = [];
-  if (seat.seat === data.hand.dealer) flags.push("庄");
-  if (seat.declared) flags.push(data.variant === "duyun" ? "报听" : "报叫");
-  if (seat.ticks) flags.push(`报杠 ${seat.ticks.map(tileName).join(" ") || "（不杠）"}`);
-  if (seat.won) flags.push("胡");
-  return h("div", {
-    class: `replay-seat${state.turn === seat.seat ? " turn" : ""}`, "data-seat": String(seat.seat),
-  },
-  h("div", { class: "row" }, h("strong", { text: names[seat.seat] || `${seat.seat + 1}号位` }),
-    flags.map((f) => h("span", { class: "badge", text: f }))),
-  h("div", { class: "tiles hand" }, seat.hand.map((t) => tileEl(t)),
-    seat.drawn ? tileEl(seat.drawn, "drawn") : null),
-  h("div", { class: "tiles melds" }, seat.melds.map(meldEl)),
-  h("div", { class: "tiles river" }, seat.river.map((r) =>
-    tileEl(r.tile, r.claimed_by !== null && r.claimed_by !== undefined ? "claimed" : ""))));
-}
-
-function settlementEl() {
-  const st = data.settlement;
-  const box = document.getElementById("settlement");
-  box.replaceChildren(h("h3", { text: "结算" }));
-  if (data.fanji) {
-    box.append(h("p", { class: "fanji" }, "翻鸡：", tileEl(data.fanji), ` ${tileName(data.fanji)}`));
-  }
-  const luobo = (st.summary || {}).luobo || [];
-  if (luobo.length) box.append(h("p", { class: "luobo" }, "萝卜：", luobo.map((t) => tileEl(t))));
-  // The lines in the live table's words, under the player each concerns.
-  const view = { players: data.players, observation: { variant: data.variant } };
-  box.append(linesByPlayer(view, st, data.players.length));
-  box.append(h("p", { class: "totals" }, (st.totals || []).map((t, s) =>
-    h("span", { class: "badge", "data-seat": String(s), text: `${names[s]} ${t > 0 ? "+" : ""}${t}` }))));
-  return box;
+/** The seat whose discard is the step's latest (its last river tile is marked). */
+function lastDiscardOf(moves) {
+  const discards = moves.filter((m) => m.kind === "discard" && m.effective);
+  return discards.length ? discards[discards.length - 1].seat : null;
 }
 
 function show(n) {
   step = Math.max(0, Math.min(last, n));
-  const frame = data.frames[step];
-  const state = frame.state;
-  document.getElementById("seats").replaceChildren(...state.seats.map((s) => seatEl(s, state)));
-  document.getElementById("step-label").textContent = `${step} / ${last} · 余牌 ${state.wall_remaining}`;
-  document.getElementById("action-text").textContent = frame.text;
+  const current = steps[step];
+  const state = current.state;
+  const open = document.getElementById("open-hands").checked;
+  document.getElementById("seats").replaceChildren(...seatsEl(data, state, viewer, {
+    open, lastDiscard: lastDiscardOf(current.moves), actor: current.main.seat,
+  }));
+  document.getElementById("step-label").textContent = `第 ${step} / ${last} 步`;
+  document.getElementById("wall-left").textContent = `余牌 ${state.wall_remaining}`;
+  document.getElementById("step-moves").replaceChildren(...current.moves.map(moveEl));
   document.getElementById("step-range").value = String(step);
-  const box = settlementEl();
+  const box = document.getElementById("settlement");
   box.hidden = step !== last;
+  document.querySelectorAll("#step-list li").forEach((li) => {
+    const here = Number(li.dataset.step) === step;
+    li.classList.toggle("current", here);
+    if (here) li.setAttribute("aria-current", "step");
+    else li.removeAttribute("aria-current");
+  });
+  root.dataset.step = String(step);
 }
 
-document.getElementById("step-range").max = String(last);
-document.getElementById("step-range").addEventListener("input", (e) => show(Number(e.target.value)));
+function schedule() {
+  clearTimeout(timer);
+  timer = setTimeout(() => {
+    show(step + 1);
+    if (step >= last) pause();
+    else schedule();
+  }, STEP_MS / speed);
+}
+
+function play() {
+  if (step >= last) show(0);
+  root.dataset.playing = "true";
+  const button = document.getElementById("play");
+  button.setAttribute("aria-pressed", "true");
+  button.setAttribute("aria-label", "暂停");
+  button.title = "暂停（空格）";
+  schedule();
+}
+
+function pause() {
+  clearTimeout(timer);
+  timer = null;
+  root.dataset.playing = "false";
+  const button = document.getElementById("play");
+  button.setAttribute("aria-pressed", "false");
+  button.setAttribute("aria-label", "播放");
+  button.title = "播放（空格）";
+}
+
+const playing = () => root.dataset.playing === "true";
+const toggle = () => (playing() ? pause() : play());
+
+/** Go to step `n` by hand; a running play goes on from there. */
+function go(n) {
+  show(n);
+  if (playing()) {
+    if (step >= last) pause();
+    else schedule();
+  }
+}
+
+function setSpeed(value) {
+  speed = value;
+  root.dataset.speed = String(value);
+  document.querySelectorAll("[data-speed]").forEach((b) =>
+    b.setAttribute("aria-pressed", String(Number(b.dataset.speed) === value)));
+  if (playing()) schedule();
+}
+
+function setViewer(seat) {
+  viewer = seat;
+  root.dataset.viewer = String(seat);
+  document.querySelectorAll("#seat-picker [data-seat]").forEach((b) =>
+    b.setAttribute("aria-checked", String(Number(b.dataset.seat) === seat)));
+  show(step);
+}
+
+function buildPicker() {
+  const picker = document.getElementById("seat-picker");
+  picker.replaceChildren(...data.players.map((p) => h("button", {
+    type: "button", class: "seat-choice", role: "radio", "data-seat": String(p.seat),
+    "aria-checked": "false", title: `从${p.name}的座位看`,
+  }, h("span", { class: "wind", text: p.wind }), h("span", { class: "name", text: p.name }))));
+  picker.querySelectorAll("[data-seat]").forEach((b) =>
+    b.addEventListener("click", () => setViewer(Number(b.dataset.seat))));
+}
+
+function buildStepList() {
+  const list = document.getElementById("step-list");
+  list.replaceChildren(...steps.map((s, i) => {
+    const li = h("li", { "data-step": String(i), class: s.main.effective ? "" : "void" },
+      h("button", { type: "button", class: "link", text: s.main.text }));
+    li.querySelector("button").addEventListener("click", () => go(i));
+    return li;
+  }));
+  document.getElementById("step-count").textContent = String(last);
+}
+
+const range = document.getElementById("step-range");
+range.max = String(last);
+range.addEventListener("input", (e) => go(Number(e.target.value)));
 const moves = { first: () => 0, prev: () => step - 1, next: () => step + 1, last: () => last };
-document.querySelectorAll("[data-step]").forEach((b) =>
-  b.addEventListener("click", () => show(moves[b.dataset.step]())));
-document.addEventListener("keydown", (e) => {
-  if (e.key === "ArrowRight") show(step + 1);
-  if (e.key === "ArrowLeft") show(step - 1);
+document.querySelectorAll("[data-step]").forEach((b) => {
+  if (b.tagName === "BUTTON" && moves[b.dataset.step]) b.addEventListener("click", () => go(moves[b.dataset.step]()));
 });
-show(0);
-document.getElementById("replay").dataset.ready = "true";
+document.getElementById("play").addEventListener("click", toggle);
+document.querySelectorAll("[data-speed]").forEach((b) =>
+  b.addEventListener("click", () => setSpeed(Number(b.dataset.speed))));
+document.getElementById("open-hands").addEventListener("change", () => show(step));
+// Space plays and pauses, the arrows step, Home and End jump; a control with keys of its
+// own (the slider, a text field) keeps them.
+document.addEventListener("keydown", (e) => {
+  if (e.altKey || e.ctrlKey || e.metaKey) return;
+  const target = e.target;
+  const typing = target instanceof HTMLElement && (target.isContentEditable
+    || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+  if (typing && !(e.key === " " && target.type === "range")) return;
+  if (e.key === " ") toggle();
+  else if (e.key === "ArrowRight") go(step + 1);
+  else if (e.key === "ArrowLeft") go(step - 1);
+  else if (e.key === "Home") go(0);
+  else if (e.key === "End") go(last);
+  else return;
+  e.preventDefault();
+});
+// A focused button would also take the space as a click when it is let go.
+document.addEventListener("keyup", (e) => {
+  if (e.key === " " && e.target instanceof HTMLButtonElement) e.preventDefault();
+});
+settlementEl(data, document.getElementById("settlement"));
+buildPicker();
+buildStepList();
+setSpeed(SPEEDS.includes(1) ? 1 : SPEEDS[0]);
+pause();
+setViewer(viewer);
+root.dataset.steps = String(last);
+root.dataset.ready = "true";

@@ -53,3 +53,22 @@ def play_to_win(match_id: int, rng: random.Random) -> None:
             services.match_act(
                 match_id=match_id, user_id=users[seat], payload={**payload, "v": match.version}
             )
+
+
+def play_hand_to_win(match_id: int, rng: random.Random) -> None:
+    """Play the match's current hand to its end with the winning-minded policy."""
+    users = {
+        p.seat: p.user_id for p in MatchPlayer.objects.filter(match_id=match_id)
+    }
+    number = Match.objects.get(pk=match_id).hands_played
+    while True:
+        match = Match.objects.get(pk=match_id)
+        if match.hands_played > number or match.status != Match.Status.PLAYING:
+            return
+        rnd = round_now(match)
+        seat = rnd.pending()[0]
+        payload = {k: v for k, v in _choose(rnd, seat, rng).items() if k != "seat"}
+        with round_cache_on():
+            services.match_act(
+                match_id=match_id, user_id=users[seat], payload={**payload, "v": match.version}
+            )
