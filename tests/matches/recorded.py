@@ -4,14 +4,17 @@
 seats and a spectator) and the lobby sockets, steering them through what the protocol can
 say: claims and kongs, 报听/报叫 and the 报杠 panel, timeouts and 托管, quick phrases,
 refusals of every kind, a dissolve vote refused, expired and passed, a table abandoned
-until it is dissolved, and a match played to its end. Moves are random but seeded, and the
-hands' seeds are fixed (:data:`ZIGONG_PANEL_SEED` deals a 报叫 with a 报杠 panel), so a run
-is the same every time. ``tests/matches/test_protocol_schema.py`` validates the recording
-against ``docs/protocol.asyncapi.yaml``.
+until it is dissolved, and a match played to its end; between hands the seats contribute
+to the next hand's wall (洗牌公证), once too often, too late and malformed. Moves are
+random but seeded, and the hands' seeds and the contributions are fixed
+(:data:`ZIGONG_PANEL_SEED` deals a 报叫 with a 报杠 panel), so a run is the same every
+time. ``tests/matches/test_protocol_schema.py`` validates the recording against
+``docs/protocol.asyncapi.yaml``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from collections.abc import Callable, Iterator
@@ -122,6 +125,12 @@ def scripted_move(observations: dict[int, dict[str, Any]]) -> tuple[int, dict[st
                       if discards else legal[-1])
         return seat, {k: v for k, v in chosen.items() if k != "seat"}
     return None
+
+
+def contribution(hand: int, seat: int) -> str:
+    """A seat's contribution to a hand: fixed, so that the hand's wall is the same every
+    run (and the seeded moves' random stream is left alone)."""
+    return hashlib.sha256(f"{hand}:{seat}".encode()).hexdigest()
 
 
 def _lobby_comm(user: Any, path: str) -> WebsocketCommunicator:
@@ -337,10 +346,13 @@ class Game:
         raise AssertionError("the hand did not end")
 
     async def between_hands(self, *, by_timeout: bool = False) -> None:
-        """Get every seat ready (seat 0 says so twice), or let the settlement time out."""
+        """Contribute to the next hand (:meth:`contribute`), then get every seat ready (seat
+        0 says so twice), or let the settlement time out; a contribution that comes after
+        the deal is late."""
         if self.table_info["status"] != "playing":
             return
         assert self.table_info["stage"] == "between"
+        number = await self.contribute()
         if 0 not in self.table_info["ready"]:
             await self.act(0, {"type": "ready_next"})
         await self.act(0, {"type": "ready_next"}, expect="already_ready")
@@ -351,6 +363,33 @@ class Game:
                 if seat not in self.table_info["ready"]:
                     await self.act(seat, {"type": "ready_next"})
         assert self.table_info["stage"] == "hand"
+        await self.act(3, {"type": "contribute", "hand": number, "value": contribution(number, 3)},
+                       expect="contribution_late")
+
+    async def contribute(self) -> int:
+        """Seats 2, 0 and 1 contribute to the committed next hand (one with a ``v``), seat
+        3 does not; seat 0 once more, and a value and a hand that do not fit are refused.
+        Returns the hand's number."""
+        upcoming = self.table_info["next"]
+        assert upcoming is not None and upcoming["contributions"] == []
+        number = upcoming["hand"]
+        for seat in (2, 0, 1):
+            message = {"type": "contribute", "hand": number, "value": contribution(number, seat)}
+            if seat == 0:
+                message["v"] = self.latest[seat]["v"]
+            await self.act(seat, message)
+        assert [c["seat"] for c in self.table_info["next"]["contributions"]] == [0, 1, 2]
+        act = self.act
+        await act(0, {"type": "contribute", "hand": number, "value": contribution(number, 3)},
+                  expect="already_contributed")
+        await act(3, {"type": "contribute", "hand": number + 1, "value": contribution(number, 3)},
+                  expect="not_committed")
+        await act(3, {"type": "contribute", "hand": number,
+                      "value": contribution(number, 3).upper()},
+                  expect="malformed", well_formed=False)
+        await act(3, {"type": "contribute", "hand": str(number), "value": contribution(number, 3)},
+                  expect="malformed", well_formed=False)
+        return number
 
 
 async def refusals(game: Game) -> None:

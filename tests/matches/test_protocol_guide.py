@@ -74,8 +74,9 @@ async def test_waiting_has_no_version_and_hello_before_a_match_gets_it_again(
 async def test_the_first_frame_is_a_snapshot_and_hand_one_starts_before_it(
     make_table: Any,
 ) -> None:
-    """Hand 1's ``match_start``, ``hand_start`` and ``deal`` are logged before any
-    connection can follow the match: they come only in a catch-up from version 0."""
+    """Hand 1's ``match_start``, ``commitment``, ``hand_start`` and ``deal`` are logged
+    before any connection can follow the match: they come only in a catch-up from version
+    0."""
     table = await database_sync_to_async(make_table)(start=False)
     comm = connect_as(table.users[0], table.room.code)
     assert (await comm.connect(TIMEOUT))[0]
@@ -89,8 +90,11 @@ async def test_the_first_frame_is_a_snapshot_and_hand_one_starts_before_it(
     catchup = await state(comm)
     assert catchup["type"] == "catchup" and catchup["from"] == 0
     kinds = [e["type"] for e in catchup["events"]]
-    assert kinds[:3] == ["match_start", "hand_start", "deal"]
-    assert catchup["events"][1]["commitment"] == snapshot["table"]["commitment"]
+    assert kinds[:4] == ["match_start", "commitment", "hand_start", "deal"]
+    published, start = catchup["events"][1:3]
+    assert published["hand"] == start["hand"] == 1 and start["contributions"] == []
+    assert published["commitment"] == start["commitment"] == snapshot["table"]["commitment"]
+    assert snapshot["table"]["next"] is None  # hand 1 was dealt with the match
     await comm.disconnect()
 
 

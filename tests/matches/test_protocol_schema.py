@@ -179,6 +179,8 @@ def test_the_documents_lists_are_the_servers() -> None:
     {"type": "dissolve_vote", "agree": False},
     {"type": "hello"},
     {"type": "ready_next"},
+    {"type": "contribute", "hand": 2, "value": "0123456789abcdef" * 4},
+    {"type": "contribute", "hand": 3, "value": "ab" * 32, "v": 40},
 ])
 def test_what_the_schema_accepts_the_parser_accepts(message: dict[str, Any]) -> None:
     assert not Checker(_doc()).errors("TableClientMessage", message)
@@ -198,6 +200,14 @@ def test_what_the_schema_accepts_the_parser_accepts(message: dict[str, Any]) -> 
     {"type": "pass", "v": "3"},
     {"type": "pass", "v": True},
     {"type": "dissolve_vote"},
+    {"type": "contribute", "value": "ab" * 32},
+    {"type": "contribute", "hand": "2", "value": "ab" * 32},
+    {"type": "contribute", "hand": True, "value": "ab" * 32},
+    {"type": "contribute", "hand": 2},
+    {"type": "contribute", "hand": 2, "value": "AB" * 32},
+    {"type": "contribute", "hand": 2, "value": "ab" * 31},
+    {"type": "contribute", "hand": 2, "value": "ab" * 33},
+    {"type": "contribute", "hand": 2, "value": "ab" * 31 + "ag"},
     {"type": "fly"},
 ])
 def test_what_the_schema_refuses_the_parser_refuses_as_malformed(
