@@ -254,7 +254,7 @@ CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
+        "apps.core.authentication.SessionCsrfAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -274,7 +274,13 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "麻将亲友圈 API",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    # The schema and its Swagger page are public: they describe the API, not its data.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "apps.core.api_errors.error_schema_hook",
+        "apps.core.authentication.csrf_schema_hook",
+    ],
 }
 
 if not DEBUG:

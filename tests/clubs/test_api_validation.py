@@ -9,6 +9,7 @@ import pytest
 from apps.clubs.models import Club, JoinRequest, Membership
 from majiang.settings import Setting
 from majiang.variants import VARIANTS
+from tests.support.api import error_fields
 
 from .conftest import FIRST_VARIANT, World, db_snapshot, fill_room, make_user
 
@@ -42,7 +43,7 @@ def post(world: World, role: str, url: str, payload: Any, method: str = "post") 
     response = getattr(world.client(role), method)(url, payload, content_type="application/json")
     assert response.status_code == 400, response.content.decode()
     assert db_snapshot() == before, "a refused request changed the database"
-    return response.json()
+    return error_fields(response.json())
 
 
 @pytest.mark.parametrize(("variant_id", "name", "value"), BAD_SETTINGS)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import exceptions, serializers, status
+from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -13,7 +13,7 @@ from apps.accounts.models import User
 from apps.core.auth import AuthenticatedRequest
 
 from .. import selectors
-from ..errors import ActionForbidden, ClubNotFound, InvalidInputError
+from ..errors import ClubNotFound, InvalidInputError
 from ..models import Club, JoinRequest, Membership, Room
 from ..services import clubs as club_services
 from ..services import members as member_services
@@ -23,15 +23,8 @@ from . import serializers as s
 
 
 class ServiceAPIView(APIView):
-    """An API view that turns service errors into 400/403 responses with Chinese messages."""
-
-    def handle_exception(self, exc: Exception) -> Response:
-        """Map :class:`InvalidInputError` to 400 and :class:`ActionForbidden` to 403."""
-        if isinstance(exc, InvalidInputError):
-            exc = exceptions.ValidationError(exc.errors)
-        elif isinstance(exc, ActionForbidden):
-            exc = exceptions.PermissionDenied(exc.message)
-        return super().handle_exception(exc)
+    """An API view of the clubs app. Service errors become 400/403/404 answers with their
+    Chinese messages in :mod:`apps.core.api_errors` (the API's exception handler)."""
 
     @staticmethod
     def valid(serializer_class: type[serializers.Serializer[Any]], data: Any, **kw: Any) -> Any:

@@ -8,7 +8,7 @@ from typing import Any
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import exceptions, status
+from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -16,7 +16,6 @@ from apps.core.auth import AuthenticatedRequest
 from majiang.record import dumps
 
 from .. import selectors, services
-from ..errors import ActionForbidden, InvalidInputError
 from ..exports import ledger_csv
 from ..replay import hand_replay
 from . import serializers as s
@@ -26,15 +25,8 @@ ENTRY_LIMIT = 1000
 
 
 class LedgerAPIView(APIView):
-    """Maps the service errors: :class:`InvalidInputError` → 400, forbidden → 403."""
-
-    def handle_exception(self, exc: Exception) -> Response:
-        """Turn typed service errors into DRF errors with their Chinese messages."""
-        if isinstance(exc, InvalidInputError):
-            exc = exceptions.ValidationError(exc.errors)
-        elif isinstance(exc, ActionForbidden):
-            exc = exceptions.PermissionDenied(exc.message)
-        return super().handle_exception(exc)
+    """An API view of the ledger. Service errors become 400/403/404 answers in
+    :mod:`apps.core.api_errors` (the API's exception handler)."""
 
     def scope(self, club_id: int) -> tuple[selectors.LedgerAccess, selectors.LedgerFilters]:
         """The caller's access to the club and the validated filters of the query."""
