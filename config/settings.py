@@ -178,6 +178,7 @@ TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=[])
 AXES_FAILURE_LIMIT = 5
 AXES_COOLOFF_TIME = timedelta(minutes=15)
 AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "apps.accounts.lockout.lockout_response"  # Chinese, page or API
 # Registrations allowed per client IP per hour (apps/accounts/views.py).
 REGISTRATION_RATE_LIMIT = env.int("REGISTRATION_RATE_LIMIT", default=10)
 
@@ -267,6 +268,7 @@ REST_FRAMEWORK = {
         "user": env("API_READS_PER_MINUTE", default="600") + "/min",
         "write": env("API_WRITES_PER_MINUTE", default="120") + "/min",
         "clubs": "20/hour",
+        "login": env("API_LOGINS_PER_MINUTE", default="30") + "/min",  # per address
     },
     "EXCEPTION_HANDLER": "apps.core.api_errors.api_exception_handler",
 }
