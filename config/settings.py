@@ -278,9 +278,11 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # The schema and its Swagger page are public: they describe the API, not its data.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "ENUM_NAME_OVERRIDES": {"VariantEnum": "apps.clubs.api.serializers.PLAYER_VARIANTS"},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "apps.core.api_errors.error_schema_hook",
+        "apps.clubs.api.schema.variant_settings_hook",
         "apps.core.authentication.csrf_schema_hook",
     ],
 }

@@ -119,6 +119,14 @@ def ledger_entry_list(*, access: LedgerAccess, filters: LedgerFilters) -> QueryS
     return qs.order_by("occurred_at", "pk")
 
 
+def ledger_entry_get(*, access: LedgerAccess, entry_id: int) -> LedgerEntry:
+    """One row of the club ledger, if the user may see it; :class:`ClubNotFound` otherwise."""
+    entry = ledger_entry_list(access=access, filters=LedgerFilters()).filter(pk=entry_id).first()
+    if entry is None:
+        raise ClubNotFound("账本记录不存在")
+    return entry
+
+
 def member_totals(*, access: LedgerAccess, filters: LedgerFilters) -> list[dict[str, Any]]:
     """Per member: net amount and points (adjustments included), hands played and won,
     大赢家 count and matches played; biggest winner first."""
