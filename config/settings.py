@@ -278,6 +278,10 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # The schema and its Swagger page are public: they describe the API, not its data.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    # apps.core.converters.DatabaseIdConverter: up to 18 digits.
+    "PATH_CONVERTER_OVERRIDES": {
+        "dbid": {"type": "integer", "minimum": 0, "maximum": 10**18 - 1},
+    },
     "ENUM_NAME_OVERRIDES": {"VariantEnum": "apps.clubs.api.serializers.PLAYER_VARIANTS"},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

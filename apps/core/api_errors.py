@@ -23,7 +23,8 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views.defaults import page_not_found
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
@@ -110,6 +111,16 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     return response
 
 
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """``handler404``: under ``/api/`` a path no route matches gets the one error body too;
+    elsewhere Django's 404 page (``templates/404.html``)."""
+    if request.path.startswith("/api/"):
+        body = {"type": "client_error",
+                "errors": [{"code": "not_found", "detail": "没有这个接口或对象", "attr": None}]}
+        return JsonResponse(body, status=status.HTTP_404_NOT_FOUND)
+    return page_not_found(request, exception)
+
+
 # --- The schema: the error body on every operation ----------------------------------------
 
 ERROR_COMPONENT = "ErrorResponse"
@@ -168,7 +179,8 @@ def _error_response(code: str) -> dict[str, Any]:
 def error_schema_hook(result: dict[str, Any], **_: Any) -> dict[str, Any]:
     """drf-spectacular postprocessing hook: the error component, and on each operation the
     4xx answers it can give — 403 and 429 always; 400 on every write (the services' rules)
-    and on a read with query parameters; 404 when its path names something."""
+    and on a read with query parameters; 404 when its path names something. A 4xx a view
+    declares itself (a lookup's 404, an adjustment's 409) gets the same body."""
     result.setdefault("components", {}).setdefault("schemas", {})[ERROR_COMPONENT] = ERROR_SCHEMA
     for path, operations in result.get("paths", {}).items():
         for method, operation in operations.items():
@@ -183,4 +195,8 @@ def error_schema_hook(result: dict[str, Any], **_: Any) -> dict[str, Any]:
                 codes.append("404")
             for code in codes:
                 responses.setdefault(code, _error_response(code))
+            for code, response in responses.items():
+                if code.startswith("4") and not response.get("content"):
+                    # declared by the view (e.g. 409, or 404 of a lookup): same body
+                    response["content"] = _error_response("400")["content"]
     return result

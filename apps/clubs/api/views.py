@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -87,7 +87,8 @@ class ClubListView(ServiceAPIView):
 
 class ClubSearchView(ServiceAPIView):
     @extend_schema(
-        parameters=[s.ClubSearchInput], responses=s.ClubPublicOutput,
+        parameters=[s.ClubSearchInput],
+        responses={200: s.ClubPublicOutput, 404: OpenApiResponse(description="没有找到该亲友圈")},
         summary="按圈号或邀请码查找（二选一）",
     )
     def get(self, request: AuthenticatedRequest) -> Response:
@@ -182,7 +183,8 @@ class ClubJoinRequestListView(ServiceAPIView):
 
 class JoinRequestCreateView(ServiceAPIView):
     @extend_schema(
-        request=s.JoinRequestInput, responses={201: s.JoinRequestOutput},
+        request=s.JoinRequestInput,
+        responses={201: s.JoinRequestOutput, 404: OpenApiResponse(description="没有找到该亲友圈")},
         parameters=[LOCATION], summary="申请入圈（圈号或邀请码二选一）",
     )
     def post(self, request: AuthenticatedRequest) -> Response:

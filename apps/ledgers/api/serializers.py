@@ -36,7 +36,7 @@ MAX_DB_ID = 10**18
 PLAYER_VARIANTS = [(variant.id, variant.name) for variant in player_variants()]
 
 
-class DateRangeInput(PagedQueryInput):
+class DateRangeInput(QueryInput):
     """A date range (inclusive, in the club's time zone); the end not before the start."""
 
     start = serializers.DateField(required=False, help_text="起始日期（含），如 2026-01-31")
@@ -62,7 +62,13 @@ class LedgerFilterInput(DateRangeInput):
     )
 
 
+class PagedLedgerFilterInput(LedgerFilterInput):
+    also_allowed = PagedQueryInput.also_allowed
+
+
 class MyMatchFilterInput(DateRangeInput):
+    also_allowed = PagedQueryInput.also_allowed
+
     club = serializers.IntegerField(
         required=False, min_value=1, max_value=MAX_DB_ID, help_text="亲友圈编号"
     )

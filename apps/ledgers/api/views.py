@@ -56,10 +56,12 @@ class LedgerAPIView(APIView):
         query.is_valid(raise_exception=True)
         return dict(query.validated_data)
 
-    def scope(self, club_id: int) -> tuple[selectors.LedgerAccess, selectors.LedgerFilters]:
+    def scope(
+        self, club_id: int, query: type[s.LedgerFilterInput] = s.LedgerFilterInput
+    ) -> tuple[selectors.LedgerAccess, selectors.LedgerFilters]:
         """The caller's access to the club and the validated filters of the query."""
         access = selectors.ledger_access(club_id=club_id, user=self.request.user)
-        data = self.query(s.LedgerFilterInput)
+        data = self.query(query)
         return access, selectors.LedgerFilters(
             start=data.get("start"), end=data.get("end"), member_id=data.get("member"),
             room_id=data.get("room"), variant=data.get("variant", ""),
@@ -74,7 +76,7 @@ class ClubEntriesView(LedgerAPIView, ListAPIView):  # type: ignore[type-arg]
     pagination_class = NewestFirstPagination
 
     def get_queryset(self) -> QuerySet[LedgerEntry]:
-        access, filters = self.scope(self.kwargs["club_id"])
+        access, filters = self.scope(self.kwargs["club_id"], s.PagedLedgerFilterInput)
         return selectors.ledger_entry_list(access=access, filters=filters)
 
     @extend_schema(parameters=[s.LedgerFilterInput],
