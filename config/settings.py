@@ -258,7 +258,7 @@ REST_FRAMEWORK = {
         "apps.core.authentication.SessionCsrfAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "apps.core.schema.AutoSchema",
     # Per-user limits (apps/core/throttles.py); a view's ``throttle_scope`` picks its rate.
     "DEFAULT_THROTTLE_CLASSES": [
         "apps.core.throttles.WriteThrottle",

@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from django.utils import timezone
+
 from apps.clubs.selectors import variant_name
 from apps.matches.models import Hand
 from majiang import Action, get_variant
@@ -122,7 +124,8 @@ def hand_replay(hand: Hand) -> dict[str, Any]:
         "hand": {
             "id": hand.pk, "number": hand.number, "match": hand.match_id,
             "dealer": hand.dealer, "streak": hand.streak,
-            "ended_at": hand.ended_at.isoformat() if hand.ended_at else None,
+            # In TIME_ZONE, as every timestamp of the API (DRF's DateTimeField) is.
+            "ended_at": timezone.localtime(hand.ended_at).isoformat() if hand.ended_at else None,
         },
         "variant": record.get("variant"),
         "variant_name": variant_name(str(record.get("variant"))),

@@ -12,7 +12,7 @@ from django.test import Client
 from apps.accounts.models import User
 from apps.core.pagination import NewestFirstPagination
 from apps.ledgers.models import LedgerEntry
-from apps.matches.models import Match, MatchPlayer
+from apps.matches.models import Hand, Match, MatchPlayer
 from tests.support.api import client_error, error_fields
 
 from .playing import Table
@@ -101,10 +101,9 @@ def test_bad_or_unknown_query_parameters_are_a_400(one_hand_table: Table, query:
 def test_unknown_parameter_is_named(one_hand_table: Table) -> None:
     response = client_for(one_hand_table.players[0]).get("/api/ledgers/mine/?colour=red")
     assert error_fields(response.json()) == {"colour": ["未知的查询参数"]}
-    share = client_for(one_hand_table.players[0]).get(
-        f"/api/ledgers/hands/{LedgerEntry.objects.exclude(hand=None).first().hand_id}/?shar=x"
-    )
-    assert share.status_code == 400
+    hand = Hand.objects.get(match=one_hand_table.match, number=1)
+    share = client_for(one_hand_table.players[0]).get(f"/api/ledgers/hands/{hand.pk}/?shar=x")
+    assert error_fields(share.json()) == {"shar": ["未知的查询参数"]}
 
 
 def adjust(client: Client, table: Table, key: str | None = None, **extra: Any) -> Any:

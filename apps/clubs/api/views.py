@@ -218,7 +218,7 @@ class JoinRequestDetailView(ServiceAPIView):
 
 
 class JoinRequestDecisionView(ServiceAPIView):
-    """``approve`` or ``reject`` a pending request (owner or admin of its club)."""
+    """通过或拒绝一份待审核的入圈申请（圈主或管理员）。"""
 
     decision = "approve"
 
