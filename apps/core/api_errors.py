@@ -158,6 +158,7 @@ ERROR_TEXTS = {
     "403": "未登录、缺少 CSRF 令牌（X-CSRFToken）或无权操作",
     "404": "不存在，或你无权查看",
     "409": "与之前的请求冲突",
+    "415": "不支持的请求体格式（请用 application/json）",
     "429": "操作太频繁（见 Retry-After）",
 }
 
@@ -179,7 +180,8 @@ def _error_response(code: str) -> dict[str, Any]:
 def error_schema_hook(result: dict[str, Any], **_: Any) -> dict[str, Any]:
     """drf-spectacular postprocessing hook: the error component, and on each operation the
     4xx answers it can give — 403 and 429 always; 400 on every write (the services' rules)
-    and on a read with query parameters; 404 when its path names something. A 4xx a view
+    and on a read with query parameters; 404 when its path names something; 415 when it
+    takes a body. A 4xx a view
     declares itself (a lookup's 404, an adjustment's 409) gets the same body."""
     result.setdefault("components", {}).setdefault("schemas", {})[ERROR_COMPONENT] = ERROR_SCHEMA
     for path, operations in result.get("paths", {}).items():
@@ -193,6 +195,8 @@ def error_schema_hook(result: dict[str, Any], **_: Any) -> dict[str, Any]:
                 codes.append("400")
             if "{" in path:
                 codes.append("404")
+            if operation.get("requestBody"):
+                codes.append("415")
             for code in codes:
                 responses.setdefault(code, _error_response(code))
             for code, response in responses.items():
