@@ -123,3 +123,18 @@ def test_logout_when_not_logged_in_is_refused() -> None:
     response = client.post("/api/auth/logout/", HTTP_X_CSRFTOKEN=token)
     assert response.status_code == 403
     assert client_error(response.json())[0] == "not_authenticated"
+
+
+def test_logins_from_one_address_are_rate_limited(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Besides the lockout of one username, an address may try only so many logins."""
+    from apps.core.throttles import WriteThrottle
+
+    monkeypatch.setattr(WriteThrottle, "THROTTLE_RATES",
+                        {**WriteThrottle.THROTTLE_RATES, "login": "3/min"})
+    client, token = csrf_client()
+    codes = [login(client, token, f"nobody{i}", "wrong").status_code for i in range(4)]
+    assert codes == [400, 400, 400, 429]
+    code, detail = client_error(login(client, token, "nobody9", "wrong").json())
+    assert code == "throttled" and detail.startswith("操作太频繁")
+    other, other_token = csrf_client()
+    assert login(other, other_token, "nobody1", "wrong", REMOTE_ADDR="10.0.0.9").status_code == 400
