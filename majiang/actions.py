@@ -119,7 +119,7 @@ class Event:
     """Something that happened, as a seat may learn it.
 
     ``tile`` and ``secret`` are private to ``seat`` when ``private`` is set (a draw, the tiles
-    ticked for 报杠); every other viewer gets them blanked by :meth:`for_viewer`. An event
+    ticked for 报杠); every other viewer gets them blanked (:func:`logged_for_viewer`). An event
     with an ``audience`` seat is for that seat alone (a claim decision while others decide).
     """
 
@@ -131,19 +131,9 @@ class Event:
     secret: Mapping[str, Any] = field(default_factory=dict)
     audience: int | None = None
 
-    def for_viewer(self, viewer: int | None) -> Event | None:
-        """The event as ``viewer`` (a seat, or ``None`` for a spectator) may see it.
-
-        ``None`` when the event is not for this viewer at all.
-        """
-        if self.audience is not None and viewer != self.audience:
-            return None
-        if not self.private or viewer == self.seat:
-            return self
-        return replace(self, tile=None, secret={})
-
     def to_json(self) -> dict[str, Any]:
-        """The event as a JSON object. Call :meth:`for_viewer` first when sending it."""
+        """The event in full as a JSON object: for its log and its own seat, never for
+        sending to others (see :func:`logged_for_viewer`)."""
         out: dict[str, Any] = {"type": self.type}
         if self.seat is not None:
             out["seat"] = self.seat
@@ -152,3 +142,29 @@ class Event:
         out.update(self.data)
         out.update(self.secret)
         return out
+
+    def to_log(self) -> dict[str, Any]:
+        """The event as a match log keeps it: the public part (private tile and secrets
+        blanked), and for a private event the full event beside it."""
+        out: dict[str, Any] = {
+            "public": replace(self, tile=None, secret={}).to_json() if self.private
+            else self.to_json()
+        }
+        if self.private:
+            out["private"] = True
+            out["full"] = self.to_json()
+        if self.audience is not None:
+            out["audience"] = self.audience
+        return out
+
+
+def logged_for_viewer(logged: Mapping[str, Any], viewer: int | None) -> dict[str, Any] | None:
+    """A logged event (:meth:`Event.to_log`) as ``viewer`` (a seat, or ``None`` for a
+    spectator) may see it: ``None`` when the event is for another seat alone; the full
+    event for its own seat; otherwise its public part. The one privacy rule for events."""
+    audience = logged.get("audience")
+    if audience is not None and viewer != audience:
+        return None
+    if logged.get("private") and viewer is not None and viewer == logged["full"].get("seat"):
+        return dict(logged["full"])
+    return dict(logged["public"])

@@ -98,36 +98,58 @@ def _suit_options(key: int) -> tuple[tuple[int, int, int], ...]:
     return _pareto(found)
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)
+def _pair_options(ka: int, kb: int) -> tuple[tuple[int, int, int], ...]:
+    """The Pareto-best readings of two suits together. A seat's hints change one suit at a
+    time, so the other two are read once per hand, not once per candidate tile."""
+    return _pareto({
+        (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+        for a in _suit_options(ka) for b in _suit_options(kb)
+    })
+
+
+@cache
+def _suit_pairs(key: int) -> int:
+    """Pairs in one suit for seven pairs, four identical tiles counting as two (D6 龙七对, Z11)."""
+    return sum(((key >> (3 * r)) & 7) // 2 for r in range(9))
+
+
+def _standard(
+    options: tuple[tuple[int, int, int], ...], others: tuple[tuple[int, int, int], ...],
+    need: int,
+) -> int:
+    """The standard-form shanten of one suit's readings combined with the other two's."""
+    best = 8
+    for a0, a1, a2 in options:
+        for b0, b1, b2 in others:
+            m = a0 + b0
+            t = a1 + b1
+            p = a2 + b2
+            if p > 1:
+                t += p - 1
+                p = 1
+            m = min(m, need)
+            if m + t > need:
+                t = need - m
+            value = 2 * need - 2 * m - t - p
+            best = min(best, value)
+    return best
+
+
+def _shanten_split(k: int, ka: int, kb: int, melds: int) -> int:
+    """:func:`shanten` with suit ``k`` read against the pair ``ka, kb``."""
+    best = _standard(_suit_options(k), _pair_options(ka, kb), 4 - melds)
+    if melds == 0:
+        pairs = _suit_pairs(k) + _suit_pairs(ka) + _suit_pairs(kb)
+        best = min(best, 6 - min(pairs, 7))
+    return best
+
+
 def shanten(k0: int, k1: int, k2: int, melds: int) -> int:
     """Shanten of concealed tiles given as three suit keys, with ``melds`` declared sets:
     -1 complete, 0 ready (听牌), n tiles from ready otherwise. Seven pairs count when there
     are no melds."""
-    need = 4 - melds
-    best = 8
-    for a in _suit_options(k0):
-        for b in _suit_options(k1):
-            for c in _suit_options(k2):
-                m = a[0] + b[0] + c[0]
-                t = a[1] + b[1] + c[1]
-                p = a[2] + b[2] + c[2]
-                if p > 1:
-                    t += p - 1
-                    p = 1
-                m = min(m, need)
-                if m + t > need:
-                    t = need - m
-                value = 2 * need - 2 * m - t - p
-                best = min(best, value)
-    if melds == 0:
-        # Seven pairs, four identical tiles counting as two pairs (D6 龙七对, Z11).
-        pairs = 0
-        for key in (k0, k1, k2):
-            for r in range(9):
-                pairs += ((key >> (3 * r)) & 7) // 2
-        seven = 6 - min(pairs, 7)
-        best = min(best, seven)
-    return best
+    return _shanten_split(k2, k0, k1, melds)
 
 
 def shanten_counts(counts: Sequence[int], melds: int = 0) -> int:
@@ -384,16 +406,15 @@ def _valuation(variant: str, settings: Mapping[str, Any] | None) -> Valuation:
 # -- judging a hand ----------------------------------------------------------------------------
 
 
-def _near(counts: Sequence[int]) -> list[int]:
-    """Tile kinds that could lower the shanten of ``counts``: within two ranks of a held
-    tile of the same suit (an isolated new tile forms no set, pair or partial set)."""
-    out = []
-    for index in range(27):
-        rank = index % 9
-        base = index - rank
-        if any(counts[base + r] for r in range(max(0, rank - 2), min(9, rank + 3))):
-            out.append(index)
-    return out
+@lru_cache(maxsize=1 << 14)
+def _near_ranks(key: int) -> tuple[int, ...]:
+    """Ranks of one suit that could lower the shanten: within two ranks of a held tile (an
+    isolated new tile forms no set, pair or partial set), with fewer than four held."""
+    return tuple(
+        r for r in range(9)
+        if (key >> (3 * r)) & 7 < 4
+        and any((key >> (3 * n)) & 7 for n in range(max(0, r - 2), min(9, r + 3)))
+    )
 
 
 def useful_tiles(
@@ -404,14 +425,12 @@ def useful_tiles(
     keys = keys_of(counts)
     sh = shanten(keys[0], keys[1], keys[2], melds)
     found: list[tuple[Tile, int]] = []
-    for index in _near(counts):
-        if counts[index] >= 4:
-            continue
-        suit = index // 9
-        bumped = list(keys)
-        bumped[suit] += 1 << (3 * (index % 9))
-        if shanten(bumped[0], bumped[1], bumped[2], melds) < sh:
-            found.append((_TILES[index], unseen[index]))
+    for suit in range(3):
+        key, ka, kb = keys[suit], keys[(suit + 1) % 3], keys[(suit + 2) % 3]
+        for rank in _near_ranks(key):
+            if _shanten_split(key + (1 << (3 * rank)), ka, kb, melds) < sh:
+                index = 9 * suit + rank
+                found.append((_TILES[index], unseen[index]))
     return sh, found
 
 

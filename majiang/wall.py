@@ -5,6 +5,9 @@ recompute a wall from its seed without this package (see ``docs/record-format.md
 ``i`` from ``n - 1`` down to 1, take the next 8 bytes of the stream
 ``SHA-256(seed || counter_be32)`` as a big-endian integer ``x`` and swap positions ``i`` and
 ``x mod (i + 1)``. The modulo bias (under 2^-56) is irrelevant for a 108-tile wall.
+
+At a table the wall's seed mixes the server's committed seed with the players' random
+contributions (:func:`wall_seed`), so that no one party chooses the wall.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from majiang.tiles import Tile
 
-__all__ = ["Wall", "full_set", "set_difference", "shuffled"]
+__all__ = ["Wall", "full_set", "set_difference", "shuffled", "wall_seed"]
 
 
 def full_set(kinds: Iterable[Tile]) -> list[Tile]:
@@ -65,6 +68,21 @@ def shuffled(tiles: Sequence[Tile], seed: str) -> list[Tile]:
         j = next(stream) % (i + 1)
         out[i], out[j] = out[j], out[i]
     return out
+
+
+def wall_seed(seed: str, contributions: Iterable[tuple[int, str]]) -> str:
+    """The seed a hand's wall is shuffled with: the server's ``seed`` mixed with each
+    seat's contribution, ``(seat, value)``.
+
+    SHA-256 in hex of ``seed`` followed by ``|seat:value`` for each contribution in seat
+    order (UTF-8). Tagging each value with its seat and hashing, rather than XOR, means no
+    one who sees the others' values can cancel them out. With no contributions the seed is
+    the server's own, as before contributions existed.
+    """
+    mixed = "".join(f"|{seat}:{value}" for seat, value in sorted(contributions))
+    if not mixed:
+        return seed
+    return hashlib.sha256((seed + mixed).encode()).hexdigest()
 
 
 class Wall:

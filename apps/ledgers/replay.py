@@ -36,24 +36,29 @@ def commitment_of(salt: str, seed: str) -> str:
 
 
 def seed_check(hand: Hand) -> dict[str, Any]:
-    """The seed commitment, its reveal, and the server's own check of both.
+    """The seed commitment, its reveal, the seats' contributions, and the server's own
+    check of them.
 
-    ``commitment_ok``: sha256(salt + seed) equals the published commitment.
-    ``wall_ok``: shuffling the variant's full tile set with the seed (``majiang.wall``)
-    gives the wall the hand was dealt from.
+    ``commitment_ok``: sha256(salt + seed) equals the commitment stored with the hand.
+    ``wall_ok``: shuffling the variant's full tile set (``majiang.wall``) with the wall
+    seed, the seed mixed with the contributions, gives the wall the hand was dealt from.
+    Both compare the server's rows with each other; the page's own check
+    (``static/ledgers/fairness.js``) compares them with what the player's browser saw.
     """
     record = hand.record or {}
     kinds = get_variant(record["variant"]).tile_kinds(record.get("settings") or {})
     wall = [t.code for t in load_round(record).wall.tiles]
-    recomputed = [t.code for t in shuffled(full_set(kinds), hand.seed)]
+    recomputed = [t.code for t in shuffled(full_set(kinds), hand.wall_seed)]
     return {
         "commitment": hand.commitment,
         "salt": hand.salt,
         "seed": hand.seed,
+        "contributions": hand.contributions,
+        "wall_seed": hand.wall_seed,
         "kinds": [t.code for t in kinds],
         "wall": wall,
         "commitment_ok": commitment_of(hand.salt, hand.seed) == hand.commitment,
-        "wall_ok": recomputed == wall and record.get("seed") == hand.seed,
+        "wall_ok": recomputed == wall and record.get("seed") == hand.wall_seed,
     }
 
 

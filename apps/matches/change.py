@@ -153,7 +153,7 @@ class MatchChange:
 _MATCH_FIELDS = [
     "status", "stage", "hands_played", "dealer", "streak", "totals", "version",
     "decision_version", "changed_at", "deadline", "timer_due", "ready_seats", "dissolve_vote",
-    "finished_at", "offline_since", "paused_left_ms",
+    "finished_at", "offline_since", "paused_left_ms", "next_hand",
 ]
 
 

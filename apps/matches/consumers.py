@@ -51,8 +51,6 @@ CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NO_ROOM = 4404
 CLOSE_INTERNAL_ERROR = 1011
-UNAVAILABLE_MESSAGE = "服务器暂时无法保存操作，正在重连，请稍后再试"
-"""Sent with the ``unavailable`` error when the database cannot be reached."""
 PHRASE_EVERY_SECONDS = 3.0
 """A seat may send one quick phrase this often (a burst of two)."""
 VERSION_CHECK_SECONDS = 5.0
@@ -90,7 +88,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     messages_per_second = 10.0
     message_burst = 40.0
     error_cost = 2.0
-    """A refused message costs this many extra tokens: a flood of bad ones is cut off first."""
+    """A refused message costs this many tokens more (3 in all): a flood of bad ones is cut
+    off first. Not ``unavailable``: the database being away is not the client's doing."""
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Call the message's handler, without Channels' ``close_old_connections`` hop.
@@ -315,9 +314,11 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if not self.bucket.take():
             await self._rate_limited()
             return
-        if text is None or len(text.encode()) > MAX_MESSAGE_BYTES:
-            code = "too_large" if text is not None else "malformed"
-            await self._refuse(MatchError(code))
+        if text is None:
+            await self._refuse(MatchError("malformed", "只接受 JSON 文本消息"))
+            return
+        if len(text.encode()) > MAX_MESSAGE_BYTES:
+            await self._refuse(MatchError("too_large"))
             return
         try:
             content = decode_message(text)
@@ -333,15 +334,18 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self.close(code=CLOSE_INTERNAL_ERROR)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
-        """Handle ``hello`` here; send everything else to the match service."""
+        """Handle ``hello`` here (no match yet: the ``waiting`` frame again); send everything
+        else to the match service."""
         if isinstance(content, dict) and content.get("type") == "hello":
             since = content.get("v")
-            if self.match_id is not None:
-                valid = isinstance(since, int) and not isinstance(since, bool)
-                try:
-                    await self._resync(since if valid else None)
-                except (OperationalError, InterfaceError):
-                    await self._unavailable()
+            if self.match_id is None:
+                await self.send_json({"type": "waiting", "seat": self.seat})
+                return
+            valid = isinstance(since, int) and not isinstance(since, bool)
+            try:
+                await self._resync(since if valid else None)
+            except (OperationalError, InterfaceError):
+                await self._unavailable()
             return
         if self.match_id is None:
             await self._refuse(MatchError("no_match"))
@@ -382,14 +386,14 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def _unavailable(self) -> None:
         logger.warning("match %s: database unavailable, message refused", self.match_id)
-        await self._refuse(MatchError("unavailable", UNAVAILABLE_MESSAGE))
+        await self._refuse(MatchError("unavailable"), cost=0.0)
 
-    async def _refuse(self, error: MatchError) -> None:
+    async def _refuse(self, error: MatchError, *, cost: float | None = None) -> None:
         """Answer a message that was let through with its refusal, always; the refusal's
-        extra cost is then charged (into debt), so a flood of bad messages is cut off at
-        the next ones, never by dropping this answer."""
+        extra cost (:attr:`error_cost` unless ``cost``) is then charged (into debt), so a
+        flood of bad messages is cut off at the next ones, never by dropping this answer."""
         await self.send_json({**error.to_json(), "v": self.version})
-        self.bucket.charge(self.error_cost)
+        self.bucket.charge(self.error_cost if cost is None else cost)
 
     async def _rate_limited(self) -> None:
         """Tell the client at most once a second that its messages are being dropped."""

@@ -2,7 +2,7 @@
 
 A viewer is a seat number, or ``None`` for spectators. Every frame is built from
 ``Round.observation(viewer)`` and logged events filtered by
-:func:`~apps.matches.protocol.event_for_viewer`; the full snapshot of a round (hidden tiles,
+:func:`majiang.actions.logged_for_viewer`; the full snapshot of a round (hidden tiles,
 wall order) and a hand's seed before it ends are never put in a frame.
 """
 
@@ -14,10 +14,10 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from majiang import Round
+from majiang.actions import logged_for_viewer
 from majiang.advisor import discard_hints
 
 from .models import Hand, Match, MatchEvent, MatchPlayer
-from .protocol import event_for_viewer
 
 if TYPE_CHECKING:
     from .change import MatchChange
@@ -63,6 +63,7 @@ def table_info(
         "hands_played": match.hands_played,
         "totals": list(match.totals),
         "commitment": hand.commitment if hand is not None else None,
+        "next": next_hand_public(match.next_hand),
         "deadline": epoch_ms(match.deadline) if match.status == Match.Status.PLAYING else None,
         "players": [
             {
@@ -80,6 +81,14 @@ def table_info(
     }
 
 
+def next_hand_public(upcoming: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The committed next hand without its seed: ``hand``, ``commitment``, ``contributions``."""
+    if upcoming is None:
+        return None
+    return {"hand": upcoming["number"], "commitment": upcoming["commitment"],
+            "contributions": upcoming["contributions"]}
+
+
 def clock_info(match: Match) -> dict[str, Any]:
     """``auto_deadline``: when a pending seat in 托管 acts (its real deadline);
     ``paused_left``: the milliseconds a paused clock has left (``None`` when running)."""
@@ -95,7 +104,7 @@ def viewer_events(entries: Iterable[MatchEvent], viewer: int | None) -> list[dic
     out: list[dict[str, Any]] = []
     for entry in entries:
         for logged in entry.payload["events"]:
-            event = event_for_viewer(logged, viewer)
+            event = logged_for_viewer(logged, viewer)
             if event is not None:
                 event["v"] = entry.seq
                 out.append(event)

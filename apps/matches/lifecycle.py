@@ -1,6 +1,7 @@
 """The steps of a match, each inside a locked :class:`~apps.matches.change.MatchChange`.
 
-Deal a hand (with its fair-shuffle commitment), apply an action, close a hand (settlement,
+Commit to the next hand's seed, deal a hand (its wall from that seed and the seats'
+contributions), apply an action, close a hand (settlement,
 seed reveal, ledger hook), close the match (totals, ledger hook, room closed). Only the
 services in :mod:`apps.matches.services` call these.
 """
@@ -22,7 +23,7 @@ from . import broadcast, signals
 from .change import MatchChange
 from .models import Hand, Match, MatchEvent, MatchPlayer
 from .pacing import turn_seconds
-from .protocol import event_to_log, table_event
+from .protocol import table_event
 
 NEXT_HAND_SECONDS = 15
 """How long the settlement stays up before the next hand is dealt anyway."""
@@ -62,7 +63,8 @@ def match_create(*, room: Room) -> MatchChange:
     change = MatchChange.new(match, players)
     change.log(
         MatchEvent.Kind.TABLE,
-        [table_event("match_start", hands_total=match.hands_total, dealer=match.dealer)],
+        [table_event("match_start", hands_total=match.hands_total, dealer=match.dealer),
+         _next_hand_commit(change)],
     )
     room_id, match_id = room.pk, match.pk
     transaction.on_commit(
@@ -71,31 +73,50 @@ def match_create(*, room: Room) -> MatchChange:
     return change
 
 
-def hand_deal(change: MatchChange) -> None:
-    """Deal the next hand from a fresh secret seed and publish its commitment."""
+def _next_hand_commit(change: MatchChange) -> dict[str, Any]:
+    """Choose the next hand's secret seed; the event that publishes its commitment.
+
+    Published before any seat may contribute (with the match's start, or the previous
+    hand's settlement), so the seed cannot depend on the contributions.
+    """
     match = change.match
     seed, salt = secrets.token_hex(16), secrets.token_hex(16)
+    number = match.hands_played + 1
+    match.next_hand = {
+        "number": number, "seed": seed, "salt": salt,
+        "commitment": commitment_of(salt, seed), "contributions": [],
+    }
+    return table_event("commitment", hand=number, commitment=match.next_hand["commitment"])
+
+
+def hand_deal(change: MatchChange) -> None:
+    """Deal the committed next hand, its wall from the seed and the contributions so far
+    (:func:`majiang.wall.wall_seed`); none are taken after this."""
+    match = change.match
+    upcoming = match.next_hand
+    assert upcoming is not None and upcoming["number"] == match.hands_played + 1
     hand = Hand.objects.create(
         match=match,
-        number=match.hands_played + 1,
+        number=upcoming["number"],
         dealer=match.dealer,
         streak=match.streak,
-        seed=seed,
-        salt=salt,
-        commitment=commitment_of(salt, seed),
+        seed=upcoming["seed"],
+        salt=upcoming["salt"],
+        commitment=upcoming["commitment"],
+        contributions=upcoming["contributions"],
     )
     rnd, events = Round.deal(
         get_variant(match.variant), match.settings, dealer=hand.dealer, streak=hand.streak,
-        seed=seed, paced=True,
+        seed=hand.wall_seed, paced=True,
     )
     change.hand, change.rnd = hand, rnd
     match.stage = Match.Stage.HAND
-    match.ready_seats = []
+    match.ready_seats, match.next_hand = [], None
     start = table_event(
         "hand_start", hand=hand.number, dealer=hand.dealer, streak=hand.streak,
-        commitment=hand.commitment,
+        commitment=hand.commitment, contributions=hand.contributions,
     )
-    change.log(MatchEvent.Kind.DEAL, [start, *map(event_to_log, events)])
+    change.log(MatchEvent.Kind.DEAL, [start, *(e.to_log() for e in events)])
     change.start_decision(turn_seconds(match))
 
 
@@ -114,7 +135,7 @@ def action_apply(
     rnd = change.rnd
     assert rnd is not None
     window = rnd.window
-    events = [event_to_log(e) for e in rnd.apply(action)]
+    events = [e.to_log() for e in rnd.apply(action)]
     extra = _timeout_bookkeeping(change, player, timeout, private=window is not None)
     change.log(
         MatchEvent.Kind.ACTION, events + extra, seat=player.seat, action=action.to_json(),
@@ -170,7 +191,7 @@ def window_release(change: MatchChange) -> None:
     rnd = change.rnd
     assert rnd is not None and rnd.held
     window = rnd.window
-    events = [event_to_log(e) for e in rnd.release()]
+    events = [e.to_log() for e in rnd.release()]
     change.log(MatchEvent.Kind.TABLE, events, release=True)
     _after_round_change(change, window, None)
 
@@ -195,6 +216,7 @@ def hand_close(change: MatchChange) -> None:
             _reveal(hand),
             table_event("settlement", hand=hand.number, settlement=settlement,
                         totals=list(match.totals)),
+            *([] if rules.over else [_next_hand_commit(change)]),
         ],
     )
     seat_users = {p.seat: p.user_id for p in change.players}
@@ -214,7 +236,8 @@ def hand_close(change: MatchChange) -> None:
 
 def _reveal(hand: Hand) -> dict[str, Any]:
     return table_event(
-        "reveal", hand=hand.number, seed=hand.seed, salt=hand.salt, commitment=hand.commitment
+        "reveal", hand=hand.number, seed=hand.seed, salt=hand.salt, commitment=hand.commitment,
+        contributions=hand.contributions,
     )
 
 
@@ -228,6 +251,7 @@ def match_close(change: MatchChange, status: str) -> None:
         extra.append(_reveal(hand))
     match.status, match.stage = status, Match.Stage.OVER
     match.finished_at, match.deadline, match.dissolve_vote = change.now, None, None
+    match.next_hand = None  # a hand committed but never dealt: no more contributions
     change.log(
         MatchEvent.Kind.MATCH_END,
         [*extra, table_event("match_end", reason=status, totals=list(match.totals),

@@ -11,6 +11,7 @@ from django.conf import settings as django_settings
 from django.db import models
 
 from majiang.variants import VARIANTS
+from majiang.wall import wall_seed
 
 USER_MODEL = django_settings.AUTH_USER_MODEL
 
@@ -66,6 +67,10 @@ class Match(models.Model):
         "暂停时剩余毫秒", null=True, blank=True,
         help_text="计时暂停时（解散投票、全员离线）截止时间还剩的毫秒数",
     )
+    next_hand = models.JSONField(
+        "下一局洗牌", null=True, blank=True,
+        help_text="已公布承诺的下一局: number, seed, salt, commitment, contributions（seed 保密）",
+    )
     created_at = models.DateTimeField("开始时间", auto_now_add=True)
     finished_at = models.DateTimeField("结束时间", null=True, blank=True)
     has_computers = models.BooleanField("有电脑补位", default=False)
@@ -112,8 +117,11 @@ class MatchPlayer(models.Model):
 class Hand(models.Model):
     """One hand of a match, with its fair-shuffle commitment.
 
-    ``commitment`` = sha256(salt + seed) is published when the hand is dealt; ``seed`` stays
-    secret until the hand ends, when it is revealed so anyone can check the wall.
+    ``commitment`` = sha256(salt + seed) is published before the hand (with the previous
+    hand's settlement, or at the match's start) and again at the deal; ``seed`` stays
+    secret until the hand ends, when it is revealed so anyone can check the wall. The wall
+    is shuffled with :func:`majiang.wall.wall_seed` of the seed and ``contributions``, the
+    seats' random values sent after the commitment was published.
     """
 
     match = models.ForeignKey(Match, models.CASCADE, related_name="hands", verbose_name="对局")
@@ -123,6 +131,10 @@ class Hand(models.Model):
     seed = models.CharField("洗牌种子", max_length=64)
     salt = models.CharField("盐", max_length=64)
     commitment = models.CharField("洗牌承诺", max_length=64)
+    contributions = models.JSONField(
+        "玩家随机数", default=list, blank=True,
+        help_text="发牌前各座位提交的随机数 [{seat, value}]，按座位排序，与 seed 一起决定牌墙",
+    )
     started_at = models.DateTimeField("开始时间", auto_now_add=True)
     ended_at = models.DateTimeField("结束时间", null=True, blank=True)
     settlement = models.JSONField("结算", null=True, blank=True)
@@ -139,6 +151,11 @@ class Hand(models.Model):
 
     def __str__(self) -> str:
         return f"对局 #{self.match_id} 第{self.number}局"
+
+    @property
+    def wall_seed(self) -> str:
+        """The seed the wall was shuffled with: the seed mixed with the contributions."""
+        return wall_seed(self.seed, ((c["seat"], c["value"]) for c in self.contributions))
 
 
 class MatchEvent(models.Model):

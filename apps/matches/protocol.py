@@ -6,13 +6,14 @@ share it so that a message is validated the same way wherever it arrives.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from majiang import Action, ActionType, Event, RecordError
+from majiang import Action, ActionType, RecordError
 from majiang.tiles import parse_tile
 
 MAX_MESSAGE_BYTES = 4096
@@ -35,7 +36,10 @@ def decode_message(text: str) -> Any:
     return orjson.loads(text)
 
 ACTION_TYPES = frozenset(t.value for t in ActionType)
-TABLE_TYPES = frozenset({"ready_next", "dissolve_propose", "dissolve_vote", "resume"})
+TABLE_TYPES = frozenset({"ready_next", "dissolve_propose", "dissolve_vote", "resume",
+                         "contribute"})
+CONTRIBUTION = re.compile(r"[0-9a-f]{64}")
+"""A seat's contribution to the next wall: 32 random bytes in lowercase hex."""
 
 ERROR_MESSAGES = {
     "malformed": "消息格式不正确",
@@ -45,6 +49,7 @@ ERROR_MESSAGES = {
     "no_match": "本房间当前没有对局",
     "match_over": "对局已结束",
     "not_between_hands": "现在不是局间准备阶段",
+    "already_ready": "你已经准备好了，请等待其他玩家",
     "hand_in_progress": "牌局进行中，不能准备下一局",
     "vote_in_progress": "已有解散投票在进行",
     "no_vote": "当前没有解散投票",
@@ -53,8 +58,35 @@ ERROR_MESSAGES = {
     "rate_limited": "操作过于频繁，请稍后再试",
     "phrase_too_fast": "快捷语发送太频繁，请稍后再发",
     "unknown_phrase": "没有这条快捷语",
+    "contribution_late": "这一局已经发牌，随机数来晚了",
+    "not_committed": "这一局的洗牌承诺还没有公布",
+    "already_contributed": "你已经为这一局提交过随机数",
+    "unavailable": "服务器暂时无法保存操作，正在重连，请稍后再试",
+    # The rules' refusals (majiang.IllegalActionError), for a message that quotes the action.
+    "hand_over": "本局已结束",
+    "bad_seat": "座位无效",
+    "not_your_turn": "现在不是你操作的时候",
+    "already_decided": "你已经做出选择，请等待其他玩家",
+    "illegal_action": "现在不能这样操作",
+    "baogang_not_allowed": "本玩法没有报杠",
+    "baogang_empty": "没勾选任何选项，不能报杠",
+    "baogang_not_offered": "只能勾选列出的杠牌",
+    "baogang_too_many": "抱歉，不能选择更多的杠",
 }
-"""Chinese messages of the server's own error codes (the rules package brings its own)."""
+"""Chinese messages of the server's error codes, and of the rules package's refusals.
+
+No message a player can see quotes what the client sent (a 500-tile ``ticks`` once came
+back whole), and none holds Latin letters or digits: ``code`` is for programs."""
+
+MAX_TICKS = 4
+"""A 报杠 choice ticks at most this many tiles (a hand holds at most four triplets)."""
+_TAKES_TILE = frozenset({"discard", "pung", "kong"})
+
+
+def _plain(message: str) -> bool:
+    """Whether a message is plain Chinese text: no Latin letters or digits (the rules'
+    fixed messages), so that it cannot be quoting a tile, an action or a field."""
+    return not any(ch.isascii() and ch.isalnum() for ch in message)
 
 
 class MatchError(Exception):
@@ -67,6 +99,13 @@ class MatchError(Exception):
         super().__init__(code)
         self.code = code
         self.message = message or ERROR_MESSAGES.get(code, "操作无效")
+
+    @classmethod
+    def from_rules(cls, code: str, message: str) -> MatchError:
+        """A rules refusal (``IllegalActionError``) as the player sees it: the rules' own
+        message when it is plain text, else the code's (the rules' ``不能这样操作: 座位0
+        discard 5m`` names the action it refuses)."""
+        return cls(code, message if _plain(message) else ERROR_MESSAGES.get(code))
 
     def to_json(self) -> dict[str, Any]:
         """The error frame sent to the client."""
@@ -87,39 +126,74 @@ class ClientMessage:
         return self.type in ACTION_TYPES
 
     def action_for(self, seat: int) -> Action:
-        """The rules action this message asks for on behalf of ``seat``."""
+        """The rules action this message asks for on behalf of ``seat`` (any ``seat`` field
+        the client sent is ignored: the seat is the connection's)."""
         data = {k: v for k, v in self.fields.items() if k in ("tile", "declare", "ticks")}
         try:
             return Action.from_json({**data, "type": self.type, "seat": seat})
-        except RecordError as exc:
-            raise MatchError("malformed", f"消息格式不正确: {exc.message}") from exc
+        except RecordError as exc:  # parse_client_message checked the fields already
+            raise MatchError("malformed") from exc
+
+
+def _is_tile(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        parse_tile(value)
+    except ValueError:
+        return False
+    return True
 
 
 def parse_client_message(data: Any) -> ClientMessage:
-    """Check the shape of a decoded client frame. Raises :class:`MatchError` (``malformed``)."""
+    """Check the shape of a decoded client frame. Raises :class:`MatchError` (``malformed``)
+    with a message that never quotes the input.
+
+    An action needs ``v``; ``discard``, ``pung`` and ``kong`` need a ``tile`` and the others
+    take none (``null`` is not a tile); ``declare`` is a boolean, only on ``discard``;
+    ``ticks`` is a list of at most :data:`MAX_TICKS` tile codes. Whether the action is
+    legal now is the rules' business (``illegal_action`` and the like).
+    """
     if not isinstance(data, dict):
         raise MatchError("malformed", "消息必须是 JSON 对象")
     kind = data.get("type")
     if kind not in ACTION_TYPES and kind not in TABLE_TYPES:
-        raise MatchError("malformed", f"未知的消息类型: {kind!r}"[:80])
+        raise MatchError("malformed", "未知的消息类型")
     version = data.get("v")
     if version is not None and (not isinstance(version, int) or isinstance(version, bool)):
-        raise MatchError("malformed", "v 必须是整数")
+        raise MatchError("malformed", "版本号必须是整数")
     if kind in ACTION_TYPES:
-        if version is None:
-            raise MatchError("malformed", "操作必须带上版本号 v")
-        tile = data.get("tile")
-        if tile is not None:
-            if not isinstance(tile, str):
-                raise MatchError("malformed", "tile 必须是牌的代码，例如 5m")
-            try:
-                parse_tile(tile)
-            except ValueError as exc:
-                raise MatchError("malformed", f"无效的牌: {tile[:8]}") from exc
+        _check_action_fields(kind, version, data)
     if kind == "dissolve_vote" and not isinstance(data.get("agree"), bool):
-        raise MatchError("malformed", "agree 必须是 true 或 false")
+        raise MatchError("malformed", "解散投票必须选择同意或不同意")
+    if kind == "contribute":
+        hand, value = data.get("hand"), data.get("value")
+        if not isinstance(hand, int) or isinstance(hand, bool):
+            raise MatchError("malformed", "随机数必须注明是哪一局")
+        if not isinstance(value, str) or not CONTRIBUTION.fullmatch(value):
+            raise MatchError("malformed", "随机数的格式不对")
     fields = {k: v for k, v in data.items() if k not in ("type", "v")}
     return ClientMessage(kind, version, fields)
+
+
+def _check_action_fields(kind: str, version: int | None, data: Mapping[str, Any]) -> None:
+    if version is None:
+        raise MatchError("malformed", "操作必须带上版本号")
+    if kind in _TAKES_TILE:
+        if not _is_tile(data.get("tile")):
+            raise MatchError("malformed", "请指明哪张牌（牌的代码无效）")
+    elif "tile" in data:
+        raise MatchError("malformed", "这个操作不用指明牌")
+    declare = data.get("declare", False)
+    if not isinstance(declare, bool):
+        raise MatchError("malformed", "报叫标记必须是真或假")
+    if declare and kind != "discard":
+        raise MatchError("malformed", "只有打牌时可以同时报叫")
+    ticks = data.get("ticks")
+    if ticks is not None and not (
+        isinstance(ticks, list) and len(ticks) <= MAX_TICKS and all(map(_is_tile, ticks))
+    ):
+        raise MatchError("malformed", "报杠的勾选无效")
 
 
 PHRASES = {
@@ -143,36 +217,6 @@ def parse_phrase(data: Mapping[str, Any]) -> str:
     if not isinstance(phrase, str) or phrase not in PHRASES:
         raise MatchError("unknown_phrase")
     return phrase
-
-
-def event_to_log(event: Event) -> dict[str, Any]:
-    """An event in full, for the log: the public part plus its privacy markers."""
-    out: dict[str, Any] = {"public": event.to_json() if not event.private else _public_json(event)}
-    if event.private:
-        out["private"] = True
-        out["full"] = event.to_json()
-    if event.audience is not None:
-        out["audience"] = event.audience
-    return out
-
-
-def _public_json(event: Event) -> dict[str, Any]:
-    """The event with its private tile and secrets blanked, as every other seat sees it."""
-    return replace(event, tile=None, secret={}).to_json()
-
-
-def event_for_viewer(logged: Mapping[str, Any], viewer: int | None) -> dict[str, Any] | None:
-    """A logged event as ``viewer`` (a seat, or ``None`` for spectators) may see it.
-
-    Mirrors :meth:`majiang.Event.for_viewer`: audience-only events go to their seat alone,
-    private tiles only to the event's own seat.
-    """
-    audience = logged.get("audience")
-    if audience is not None and viewer != audience:
-        return None
-    if logged.get("private") and viewer is not None and viewer == logged["full"].get("seat"):
-        return dict(logged["full"])
-    return dict(logged["public"])
 
 
 def table_event(kind: str, seat: int | None = None, **data: Any) -> dict[str, Any]:

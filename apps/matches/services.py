@@ -2,7 +2,8 @@
 ``select_for_update`` on the match row (``BEGIN IMMEDIATE`` on SQLite).
 
 - :func:`match_start`: a room's seats are all ready → create the match, deal hand 1.
-- :func:`match_act`: a client message from a user (action, ready, 托管 off, dissolve vote).
+- :func:`match_act`: a client message from a user (action, ready, a contribution to the
+  next wall, 托管 off, dissolve vote).
 - :func:`match_timers_fire`: act on every match whose next due moment has passed (the
   sweep that Celery beat runs every second).
 - :func:`match_dissolve`: end a match at once, as a passed dissolve vote would (admin).
@@ -75,6 +76,8 @@ def _dispatch(change: MatchChange, user_id: int, message: ClientMessage) -> None
         _player_action(change, player, message)
     elif message.type == "ready_next":
         _ready_next(change, player)
+    elif message.type == "contribute":
+        _contribute(change, player, int(message.fields["hand"]), str(message.fields["value"]))
     elif message.type == "resume":
         _resume(change, player)
     elif message.type == "dissolve_propose":
@@ -90,23 +93,46 @@ def _player_action(change: MatchChange, player: MatchPlayer, message: ClientMess
     if version > match.version or version < match.decision_version:
         raise MatchError("stale_version")
     if match.stage != Match.Stage.HAND or change.rnd is None:
-        raise MatchError("hand_over", "本局已结束")
+        raise MatchError("hand_over")
     action = message.action_for(player.seat)
     try:
         lifecycle.action_apply(change, player, action, timeout=False)
     except IllegalActionError as exc:
-        raise MatchError(exc.code, exc.message) from exc
+        raise MatchError.from_rules(exc.code, exc.message) from exc
 
 
 def _ready_next(change: MatchChange, player: MatchPlayer) -> None:
     match = change.match
     if match.stage != Match.Stage.BETWEEN:
         raise MatchError("not_between_hands")
-    if player.seat not in match.ready_seats:
-        match.ready_seats = sorted([*match.ready_seats, player.seat])
-        change.log(MatchEvent.Kind.TABLE, [table_event("ready_next", player.seat)])
+    if player.seat in match.ready_seats:
+        raise MatchError("already_ready")  # a seat in 托管 is ready already
+    match.ready_seats = sorted([*match.ready_seats, player.seat])
+    change.log(MatchEvent.Kind.TABLE, [table_event("ready_next", player.seat)])
     if len(match.ready_seats) == len(change.players):
         lifecycle.hand_deal(change)
+
+
+def _contribute(change: MatchChange, player: MatchPlayer, number: int, value: str) -> None:
+    """Take a seat's random value for the next hand's wall: once per seat, only after the
+    hand's commitment is out and before it is dealt. Logged (and shown to all: without the
+    secret seed a value tells nothing about the wall)."""
+    match = change.match
+    upcoming = match.next_hand
+    dealt = match.hands_played + (match.stage == Match.Stage.HAND)
+    if number <= dealt:
+        raise MatchError("contribution_late")
+    if upcoming is None or number != upcoming["number"]:
+        raise MatchError("not_committed")
+    contributions = upcoming["contributions"]
+    if any(c["seat"] == player.seat for c in contributions):
+        raise MatchError("already_contributed")
+    entry = {"seat": player.seat, "value": value}
+    match.next_hand = {
+        **upcoming, "contributions": sorted([*contributions, entry], key=lambda c: c["seat"]),
+    }
+    change.log(MatchEvent.Kind.TABLE,
+               [table_event("contributed", player.seat, hand=number, value=value)])
 
 
 def _resume(change: MatchChange, player: MatchPlayer) -> None:

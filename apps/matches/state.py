@@ -41,12 +41,13 @@ _cache_lock = threading.Lock()
 
 
 def round_rebuild(match: Match, hand: Hand, *, upto: int | None = None) -> Round:
-    """Deal ``hand`` from its seed and apply its logged actions (with seq ≤ ``upto``), as
-    records are read (:func:`majiang.record.apply_recorded`), and the ends of the table's
-    pauses (:func:`apps.matches.lifecycle.window_release`), as live play paces them."""
+    """Deal ``hand`` from its wall seed (its seed and contributions) and apply its logged
+    actions (with seq ≤ ``upto``), as records are read (:func:`majiang.record.apply_recorded`),
+    and the ends of the table's pauses (:func:`apps.matches.lifecycle.window_release`), as
+    live play paces them."""
     rnd, _ = Round.deal(
         get_variant(match.variant), match.settings, dealer=hand.dealer, streak=hand.streak,
-        seed=hand.seed, paced=True,
+        seed=hand.wall_seed, paced=True,
     )
     entries = MatchEvent.objects.filter(
         match=match, hand=hand, kind__in=(MatchEvent.Kind.ACTION, MatchEvent.Kind.TABLE)

@@ -79,7 +79,9 @@ class SeatLog:
     frames: int = 0
     first_version: int | None = None
     version: int = -1
-    gaps: int = 0
+    skips: list[tuple[int, int, int]] = field(default_factory=list)
+    """(match, last version, next frame's ``from``): versions this seat got no frame for.
+    Allowed when they hold nothing it may see (H2); :func:`scenario.lost_events` checks."""
     duplicates: int = 0
     resnapshots: int = 0
     status: str | None = None
@@ -153,8 +155,8 @@ class Bot:
         elif frame["v"] <= log.version:
             log.duplicates += 1
             return
-        elif frame["from"] != log.version:
-            log.gaps += 1
+        elif frame["from"] != log.version and self.match is not None:
+            log.skips.append((self.match, log.version, frame["from"]))
         log.version = frame["v"]
         log.status = frame["table"]["status"]
         self._confirm(frame.get("events", ()))

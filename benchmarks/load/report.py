@@ -294,7 +294,9 @@ def markdown(results: list[Result], memory: dict[str, Any], machine: dict[str, A
         "offered, else a random legal action), one message in flight each; rooms alternate "
         "duyun / zigong, 16 hands per match, and a finished match is followed by another. "
         "Latency: a message sent → the frame confirming it. Each bot checks its stream: "
-        "versions continuous (*gaps*), never repeated (*duplicates*), no second snapshot of "
+        "no event it may see missing from its frames (*gaps*: a skipped version, checked against "
+        "the log, held one; H2 lets a seat skip versions it may see nothing of), versions "
+        "never repeated (*duplicates*), no second snapshot of "
         "a match (*re-snapshots*), every message answered within 5 s (*unconfirmed*).",
         "- Bare relay (`bare.py`, `transport.py`): groups of 4 connections routed like the "
         "tables, through the same channel layer, taking turns with one message in flight; "

@@ -240,11 +240,28 @@ def game(servers: Servers, count: int, *, think: float, warmup: float, duration:
     result.problems = {
         "refused": sum(log.refused for log in logs),
         "unconfirmed": sum(log.unconfirmed for log in logs),
-        "gaps": sum(log.gaps for log in logs),
+        "gaps": lost_events(players),
         "duplicates": sum(log.duplicates for log in logs),
         "resnapshots": sum(log.resnapshots for log in logs),
     }
     return result, bench, players
+
+
+def lost_events(players: list[bots.Bot]) -> int:
+    """Skipped versions that held an event the bot's seat may see: events lost on the way.
+    A seat gets no frame for a change it may see nothing of (H2), so a skip alone is not a
+    loss; the log says whether one was."""
+    from apps.matches.models import MatchEvent  # noqa: PLC0415  (needs Django set up)
+    from majiang.actions import logged_for_viewer  # noqa: PLC0415
+
+    lost = 0
+    for player in players:
+        for match, after, upto in player.log.skips:
+            entries = MatchEvent.objects.filter(match_id=match, seq__gt=after, seq__lte=upto)
+            if any(logged_for_viewer(logged, player.seat) is not None
+                   for entry in entries for logged in entry.payload["events"]):
+                lost += 1
+    return lost
 
 
 def _whole(routing: str) -> bool:

@@ -1,5 +1,5 @@
 // 战绩回放: steps through the server-computed frames of a settled hand, forward and back,
-// ending on the settlement; verifies the seed commitment and the wall in the browser.
+// ending on the settlement (the seed check is fairness.js).
 // Tiles are drawn with the live table's renderer (static/table/tiles.js).
 
 import { linesByPlayer } from "../table/settlement.js";
@@ -75,51 +75,6 @@ function show(n) {
   box.hidden = step !== last;
 }
 
-async function sha256(bytes) {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-}
-
-const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-
-// The wall shuffle of majiang.wall: Fisher–Yates driven by SHA-256(seed || counter_be32).
-async function shuffledWall(kinds, seed) {
-  const tiles = kinds.flatMap((k) => [k, k, k, k]);
-  const base = new TextEncoder().encode(seed);
-  let counter = 0;
-  let block = null;
-  let offset = 32;
-  async function next() {
-    if (offset >= 32) {
-      const buf = new Uint8Array(base.length + 4);
-      buf.set(base);
-      new DataView(buf.buffer).setUint32(base.length, counter);
-      block = await sha256(buf);
-      counter += 1;
-      offset = 0;
-    }
-    let x = 0n;
-    for (let i = 0; i < 8; i++) x = (x << 8n) | BigInt(block[offset + i]);
-    offset += 8;
-    return x;
-  }
-  for (let i = tiles.length - 1; i > 0; i--) {
-    const j = Number((await next()) % BigInt(i + 1));
-    [tiles[i], tiles[j]] = [tiles[j], tiles[i]];
-  }
-  return tiles;
-}
-
-async function verify() {
-  const out = document.getElementById("verify-result");
-  const seed = data.seed;
-  const commitment = hex(await sha256(new TextEncoder().encode(seed.salt + seed.seed)));
-  const wall = await shuffledWall(seed.kinds, seed.seed);
-  const commitmentOk = commitment === seed.commitment;
-  const wallOk = wall.join(" ") === seed.wall.join(" ");
-  out.textContent = `承诺${commitmentOk ? "✔ 一致" : "✘ 不一致"}，牌墙${wallOk ? "✔ 一致" : "✘ 不一致"}`;
-  out.dataset.ok = String(commitmentOk && wallOk);
-}
-
 document.getElementById("step-range").max = String(last);
 document.getElementById("step-range").addEventListener("input", (e) => show(Number(e.target.value)));
 const moves = { first: () => 0, prev: () => step - 1, next: () => step + 1, last: () => last };
@@ -129,6 +84,5 @@ document.addEventListener("keydown", (e) => {
   if (e.key === "ArrowRight") show(step + 1);
   if (e.key === "ArrowLeft") show(step - 1);
 });
-document.getElementById("verify").addEventListener("click", verify);
 show(0);
 document.getElementById("replay").dataset.ready = "true";

@@ -10,6 +10,7 @@ import {
   actionMessage, applyFrame, dissolveProposeMessage, dissolveVoteMessage, emptyView,
   leaveAutoPlayMessage, phraseMessage, readyNextMessage, resumeMessage,
 } from "./protocol.js";
+import { noteFrame } from "./fairness.js";
 import { h, playerName, renderTable } from "./render.js";
 import { play, setSoundMuted, soundMuted, soundOf } from "./sound.js";
 
@@ -77,6 +78,7 @@ function toast(text) {
 }
 
 const RESYNC_MS = 2000;
+const QUIET_ERRORS = new Set(["stale_version", "contribution_late", "already_contributed"]);
 let resyncTimer = null;
 
 const conn = new Connection(config.ws, {
@@ -101,11 +103,13 @@ const conn = new Connection(config.ws, {
         resyncTimer = setTimeout(() => conn.send(resumeMessage(view)), RESYNC_MS);
         return;
       }
-      // A stale action raced a newer state, which is already on its way: no need to alarm.
-      if (msg.code !== "stale_version") toast(msg.message || "操作无效");
+      // A stale action raced a newer state, which is already on its way; a contribution
+      // came after the deal or from another tab (fairness.js): no need to alarm.
+      if (!QUIET_ERRORS.has(msg.code)) toast(msg.message || "操作无效");
       return;
     }
     if (kind !== "state") return;
+    noteFrame(view, msg, (m) => conn.send(m));
     if (document.body.dataset.connection === "open") banner.hidden = true;
     const obs = view.observation;
     followBaogangPanel(obs);

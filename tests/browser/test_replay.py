@@ -1,5 +1,6 @@
 """战绩回放 in a real browser: the replay of a finished hand ends on the same final tiles
-and settlement lines as the live table showed, and its in-browser seed check passes.
+and settlement lines as the live table showed, and its in-browser seed check passes; a seed
+rewritten after the hand is caught by what the player's browser kept at the table.
 
 A hand is played through the matches app's services (random legal moves) into the test
 database; a daphne subprocess serves that database; Debian's Chromium (the ``browser``
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import os
 import random
+import secrets
 import socket
 import subprocess
 import sys
@@ -25,8 +27,12 @@ from django.db import connection
 from django.test import Client
 
 from apps.accounts.models import User
-from apps.matches.models import Hand
+from apps.matches import services
+from apps.matches.lifecycle import commitment_of
+from apps.matches.models import Hand, Match
 from tests.ledgers.playing import make_table, play_hand
+
+from .conftest import wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
 ROOT = Path(__file__).resolve().parents[2]
@@ -140,3 +146,64 @@ def test_the_replay_ends_where_the_live_table_did(browser: Any, daphne_url: str)
     page.click("#verify")
     page.wait_for_selector("#verify-result[data-ok]")
     assert page.locator("#verify-result").get_attribute("data-ok") == "true"
+    # This browser never sat at the table: the page says it can only compare the server's
+    # data with itself.
+    assert page.locator("#verify-result").get_attribute("data-stored") == "false"
+    assert "本浏览器没有这一局的记录" in page.locator("#verify-result").inner_text()
+
+
+def _stored(page: Any, match_id: int, hand: int, field: str) -> Any:
+    return page.evaluate(
+        "([key, field]) => (JSON.parse(localStorage.getItem(key)) || {})[field] ?? null",
+        [f"mj-fair:{match_id}:{hand}", field],
+    )
+
+
+def test_a_seed_rewritten_after_the_hand_is_caught_by_the_browser(
+    browser: Any, daphne_url: str
+) -> None:
+    table = make_table("duyun")
+    match_id = table.match.pk
+    play_hand(match_id, random.Random(12))
+
+    # Between hands the table page keeps hand 2's commitment and contributes to its wall.
+    page = _page_as(browser, table.players[0], daphne_url)
+    page.goto(f"{daphne_url}/rooms/{table.room.code}/play/")
+    wait_until(page, f"!!(JSON.parse(localStorage.getItem('mj-fair:{match_id}:2')) || {{}}).mine")
+    mine = _stored(page, match_id, 2, "mine")
+    assert _stored(page, match_id, 2, "commitment") == table.match.next_hand["commitment"]
+    deadline = time.monotonic() + 10
+    while {"seat": 0, "value": mine} not in table.match.next_hand["contributions"]:
+        assert time.monotonic() < deadline, "the contribution never reached the server"
+        time.sleep(0.1)
+    for player in table.players:
+        services.match_act(match_id=match_id, user_id=player.pk, payload={"type": "ready_next"})
+    assert table.match.stage == Match.Stage.HAND
+    # The deal reaches the page (broadcast, or its version check): it keeps its tiles.
+    wait_until(page, f"!!(JSON.parse(localStorage.getItem('mj-fair:{match_id}:2')) || {{}}).tiles")
+    play_hand(match_id, random.Random(13))
+    hand = Hand.objects.get(match_id=match_id, number=2)
+    assert {"seat": 0, "value": mine} in hand.contributions
+
+    replay_url = f"{daphne_url}/ledgers/hands/{hand.pk}/replay/"
+    page.goto(replay_url)
+    page.wait_for_selector("#verify-result[data-ok]")
+    result = page.locator("#verify-result")
+    assert result.get_attribute("data-stored") == "true"
+    assert result.get_attribute("data-ok") == "true"
+    assert "你提交的随机数在本局的列表中" in result.inner_text()
+    assert page.locator("#verify-summary").inner_text() == "✔ 一致"
+
+    # A server that rewrites the seed and its commitment together fools its own check of
+    # the commitment, not the commitment this browser kept.
+    seed, salt = secrets.token_hex(16), secrets.token_hex(16)
+    Hand.objects.filter(pk=hand.pk).update(seed=seed, salt=salt,
+                                           commitment=commitment_of(salt, seed))
+    page.goto(replay_url)
+    page.wait_for_selector("#verify-result[data-ok]")
+    server_check = page.locator(".seed-check").inner_text()
+    assert "服务器自查（只比较服务器自己的数据）：承诺✔ 一致" in server_check
+    assert result.get_attribute("data-ok") == "false"
+    assert page.locator("#verify-summary").inner_text() == "✘ 不一致"
+    refused = result.locator("li[data-ok='false']").all_inner_texts()
+    assert any("承诺不一致" in text for text in refused), refused

@@ -49,8 +49,9 @@ def servers(
 
 
 def test_two_tables_over_two_processes_play_to_completion(servers: Servers) -> None:
-    """Every table finishes; no client loses or repeats a version, and every message it
-    sends is answered; points are zero-sum."""
+    """Every table finishes; no client misses an event it may see (versions it skips hold
+    none, H2) or gets one twice, and every message it sends is answered; points are
+    zero-sum."""
     result, bench, players = scenario.game(
         servers, TABLES, think=0.0, warmup=0.0, duration=400.0, hands_per_match=4
     )
@@ -66,7 +67,7 @@ def test_two_tables_over_two_processes_play_to_completion(servers: Servers) -> N
     for i, bot in enumerate(players):
         log, match = bot.log, final[bench[i // 4].room_id]
         assert log.first_version is not None, f"bot {i} never got a snapshot"
-        assert (log.gaps, log.duplicates, log.resnapshots) == (0, 0, 0), (i, log)
+        assert (log.duplicates, log.resnapshots) == (0, 0), (i, log)
         assert log.unconfirmed == 0, f"bot {i}: a message was neither confirmed nor refused"
         assert log.version == match.version, (i, log.version, match.version)
         assert log.status == Match.Status.FINISHED

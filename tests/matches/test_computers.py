@@ -7,6 +7,7 @@ import io
 import uuid
 from datetime import timedelta
 from typing import Any
+from unittest import mock
 
 import pytest
 from channels.db import database_sync_to_async
@@ -24,6 +25,7 @@ from apps.ledgers.models import HandResult, LedgerEntry, MatchResult
 from apps.ledgers.selectors import LedgerFilters, ledger_access, member_totals
 from apps.matches import computer, selectors, services, state
 from apps.matches.change import auto_play_delay
+from apps.matches.consumers import TableConsumer
 from apps.matches.models import Match, MatchEvent, MatchPlayer
 from apps.matches.protocol import MatchError
 from majiang import Action
@@ -39,6 +41,14 @@ from .driving import choose
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
 TIMEOUT = 10
+
+
+@pytest.fixture(autouse=True)
+def _fast_player() -> Any:
+    """The socket's human plays far faster than people do; the rate limit has its own
+    tests (test_ws_fuzz, test_bad_input)."""
+    with mock.patch.object(TableConsumer, "messages_per_second", 1000.0):
+        yield
 
 
 def _club_room(*, practice: bool = False, variant: str = "duyun") -> tuple[Room, User, User]:

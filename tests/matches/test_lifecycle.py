@@ -124,7 +124,8 @@ def test_ready_next_deals_when_everyone_is_ready(make_table: Any) -> None:
     play_hand(table)
     for seat in range(3):
         act(table, seat, type="ready_next")
-        act(table, seat, type="ready_next")  # twice is harmless
+        with pytest.raises(MatchError, match="already_ready"):  # twice: told, nothing changes
+            act(table, seat, type="ready_next")
     assert table.match.stage == Match.Stage.BETWEEN and table.match.ready_seats == [0, 1, 2]
     act(table, 3, type="ready_next")
     match = table.match

@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from majiang.actions import Action, ActionType, Event
+from majiang.actions import Action, ActionType, Event, logged_for_viewer
 from majiang.round import Round
 from majiang.state import Phase
 from majiang.variants import get_variant
@@ -25,9 +25,9 @@ SEEDS = st.text(alphabet="0123456789abcdef", min_size=8, max_size=16)
 def _public(events: list[Event], viewer: int | None) -> list[dict[str, Any]]:
     out = []
     for event in events:
-        seen = event.for_viewer(viewer)
+        seen = logged_for_viewer(event.to_log(), viewer)
         if seen is not None:
-            out.append(seen.to_json())
+            out.append(seen)
     return out
 
 

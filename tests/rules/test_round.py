@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from majiang.actions import Action, ActionType, Event
+from majiang.actions import Action, ActionType, logged_for_viewer
 from majiang.analysis import waits
 from majiang.errors import IllegalActionError
 from majiang.round import Round
@@ -69,11 +69,9 @@ def test_deal_from_seed_follows_the_documented_order() -> None:
     ]
     deal0 = events[2]
     assert deal0.secret["tiles"] == [t.code for t in rnd.seats[0].concealed()]
-    assert deal0.for_viewer(0) is deal0
-    hidden = deal0.for_viewer(1)
-    assert hidden is not None and hidden.secret == {} and hidden.data == {"count": 13}
-    spectator = deal0.for_viewer(None)
-    assert spectator is not None and "tiles" not in spectator.to_json()
+    assert logged_for_viewer(deal0.to_log(), 0) == deal0.to_json()
+    assert logged_for_viewer(deal0.to_log(), 1) == {"type": "deal", "seat": 0, "count": 13}
+    assert logged_for_viewer(deal0.to_log(), None) == {"type": "deal", "seat": 0, "count": 13}
 
 
 def test_deal_needs_a_seed_or_a_full_wall() -> None:
@@ -100,9 +98,12 @@ def test_discard_then_next_seat_draws_from_the_front() -> None:
     assert [(e.type, e.seat) for e in events] == [("discard", 0), ("draw", 1)]
     assert events[1].tile is Tile.M9 and events[1].private
     assert events[1].data == {"remaining": before - 1}
-    assert events[1].for_viewer(2) == Event(
-        "draw", 1, None, data={"remaining": before - 1}, private=True
-    )
+    assert logged_for_viewer(events[1].to_log(), 2) == {
+        "type": "draw", "seat": 1, "remaining": before - 1,
+    }
+    assert logged_for_viewer(events[1].to_log(), 1) == {
+        "type": "draw", "seat": 1, "tile": "9m", "remaining": before - 1,
+    }
     assert rnd.seats[1].drawn is Tile.M9
     assert (rnd.turn, rnd.wall.remaining) == (1, before - 1)
     assert [e.tile for e in rnd.seats[0].river] == [Tile.P1]
@@ -136,7 +137,8 @@ def test_claim_window_waits_for_every_eligible_seat_and_win_beats_pung() -> None
     events = rnd.apply(act(A.PUNG, 1, "5m"))
     # Nothing is resolved while seat 2 decides; the decision is for seat 1's eyes only.
     assert [(e.type, e.audience) for e in events] == [("decided", 1)]
-    assert events[0].for_viewer(2) is None and events[0].for_viewer(None) is None
+    assert logged_for_viewer(events[0].to_log(), 2) is None
+    assert logged_for_viewer(events[0].to_log(), None) is None
     assert rnd.phase is Phase.CLAIM and rnd.pending() == (2,) and rnd.seats[1].melds == []
     assert rnd.observation(1)["waiting"] is True
     assert rnd.observation(2)["waiting"] is False

@@ -5,9 +5,11 @@ from __future__ import annotations
 import hashlib
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from majiang.tiles import Tile, parse_tiles
-from majiang.wall import Wall, full_set, shuffled
+from majiang.wall import Wall, full_set, shuffled, wall_seed
 
 ALL_KINDS = list(Tile)
 SP_KINDS = [t for t in Tile if t.suit.letter in "sp"]
@@ -87,3 +89,40 @@ def test_explicit_wall_keeps_its_order() -> None:
     wall = Wall(order)
     assert wall.tiles == tuple(order)
     assert [wall.draw() for _ in range(3)] == [Tile.P9] * 3
+
+
+VALUES = st.text("0123456789abcdef", min_size=64, max_size=64)
+CONTRIBUTIONS = st.dictionaries(st.integers(0, 3), VALUES, min_size=1).map(
+    lambda by_seat: sorted(by_seat.items())
+)
+
+
+def test_wall_seed_is_pinned() -> None:
+    # The replay page recomputes this in the browser (static/ledgers/fairness.js).
+    mixed = "s|0:" + "a" * 64 + "|2:" + "b" * 64
+    assert wall_seed("s", [(2, "b" * 64), (0, "a" * 64)]) == hashlib.sha256(
+        mixed.encode()
+    ).hexdigest()
+    assert wall_seed("s", []) == "s"  # no contributions: the server's seed, as before
+
+
+@given(seed=st.text(min_size=1, max_size=40), contributions=CONTRIBUTIONS,
+       other=VALUES, data=st.data())
+def test_the_wall_depends_on_the_seed_and_every_contribution(
+    seed: str, contributions: list[tuple[int, str]], other: str, data: st.DataObject
+) -> None:
+    mixed = wall_seed(seed, contributions)
+    assert mixed != seed
+    assert wall_seed(seed, reversed(contributions)) == mixed  # seat order, not arrival
+    assert wall_seed(seed + "x", contributions) != mixed
+    index = data.draw(st.integers(0, len(contributions) - 1))
+    seat, value = contributions[index]
+    changed = [*contributions[:index], *contributions[index + 1 :]]
+    assert wall_seed(seed, changed) != mixed  # leaving one out changes it too
+    moved = (seat + 1) % 5
+    if all(s != moved for s, _ in changed):
+        assert wall_seed(seed, [*changed, (moved, value)]) != mixed  # tagged with its seat
+    if other != value:
+        replaced = wall_seed(seed, [*changed, (seat, other)])
+        assert replaced != mixed
+        assert shuffled(full_set(ALL_KINDS), replaced) != shuffled(full_set(ALL_KINDS), mixed)

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from majiang.actions import Action, ActionType
+from majiang.actions import Action, ActionType, Event, logged_for_viewer
 from majiang.errors import IllegalActionError, RecordError
 from majiang.record import record_of, replay
 from majiang.state import Phase
 from majiang.tiles import Tile
 from majiang.variants.zigong.baogang import NOTHING_TICKED, TOO_MANY_KONGS, options_for
 from tests.rules.scenario import ZIGONG, A, action, deal, lines, play, play_out
+
+
+def view_of(event: Event, viewer: int | None) -> dict[str, Any] | None:
+    """What ``viewer`` receives of ``event`` from the match log."""
+    return logged_for_viewer(event.to_log(), viewer)
 
 CASE1_FILLER = "12356789s56789p"
 
@@ -226,10 +233,8 @@ def test_Z20_dealer_panel_holds_the_declaring_discard() -> None:
     rnd = deal(ZIGONG, ["111p222p33p4444p44s", CASE1_FILLER], draws="9s1p2p", back="7s8s")
     events = rnd.apply(action("0 declare 4p"))
     assert [e.type for e in events] == ["baogang_panel"]
-    assert [e.for_viewer(v) for e in events for v in (1, None)] == [None, None]
-    mine = events[0].for_viewer(0)
-    assert mine is not None
-    assert mine.to_json() == {"type": "baogang_panel", "seat": 0, "options": ["1p", "2p"]}
+    assert [view_of(e, v) for e in events for v in (1, None)] == [None, None]
+    assert view_of(events[0], 0) == {"type": "baogang_panel", "seat": 0, "options": ["1p", "2p"]}
     assert rnd.observation(0)["me"]["baogang_panel"] == ["1p", "2p"]
     assert rnd.pending() == (0,) and rnd.window is None
     assert rnd.seats[0].river == [] and not rnd.seats[0].declared
@@ -251,10 +256,9 @@ def test_Z20_dealer_panel_holds_the_declaring_discard() -> None:
     assert rnd.seats[0].river == [] and rnd.pending() == (0,)
     events = rnd.apply(action("0 baogang ticks=1p2p"))
     assert [e.type for e in events][:2] == ["discard", "declare"]
-    public = events[1].for_viewer(1)
-    assert public is not None
-    assert public.to_json() == {"type": "declare", "seat": 0, "baogang": True}
-    assert events[1].for_viewer(0) == events[1] and events[1].secret == {"ticks": ["1p", "2p"]}
+    assert view_of(events[1], 1) == {"type": "declare", "seat": 0, "baogang": True}
+    assert view_of(events[1], 0) == {"type": "declare", "seat": 0, "baogang": True,
+                                  "ticks": ["1p", "2p"]}
     assert rnd.seats[0].ticks == frozenset({Tile.P1, Tile.P2})
     assert [e.tile for e in rnd.seats[0].river] == [Tile.P4]
     play(rnd, "1 discard 9s; 1 discard 2p")
@@ -300,7 +304,7 @@ def test_Z20_panels_in_the_opening_window_stay_private() -> None:
     first = rnd.apply(action("1 declare"))
     second = rnd.apply(action("2 declare"))
     assert [e.type for e in first + second] == ["baogang_panel", "baogang_panel"]
-    assert all(e.for_viewer(v) is None for e in first + second for v in (0, 3, None))
+    assert all(view_of(e, v) is None for e in first + second for v in (0, 3, None))
     assert rnd.pending() == (1, 2) and rnd.legal_actions(0) == []
     assert rnd.observation(1)["me"]["baogang_panel"] == ["1p"]
     assert rnd.observation(2)["me"]["baogang_panel"] == ["4p"]
@@ -316,7 +320,7 @@ def test_Z20_panels_in_the_opening_window_stay_private() -> None:
     resolved = rnd.apply(rnd.timeout_action(2) or Action(ActionType.PASS, 2))
     declares = [e for e in resolved if e.type == "declare"]
     assert [e.seat for e in declares] == [1, 2]
-    assert [e.for_viewer(0).to_json() for e in declares if e.for_viewer(0)] == [
+    assert [view_of(e, 0) for e in declares] == [
         {"type": "declare", "seat": 1, "baogang": True},
         {"type": "declare", "seat": 2, "baogang": False},
     ]

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import IO, Any
 
@@ -50,6 +50,13 @@ def _spawn(name: str, command: list[str], env: dict[str, str]) -> subprocess.Pop
     return child
 
 
+def _signal_group(child: subprocess.Popen[str], sig: signal.Signals) -> None:
+    """Signal the child's whole session: a child killed outright leaves its own children
+    (Celery's pool processes) behind, and they must not outlive it."""
+    with suppress(ProcessLookupError):
+        os.killpg(child.pid, sig)
+
+
 def supervise(commands: dict[str, list[str]], env: dict[str, str]) -> int:
     """Run ``commands`` side by side until SIGINT/SIGTERM, restarting any that exits.
 
@@ -75,6 +82,7 @@ def supervise(commands: dict[str, list[str]], env: dict[str, str]) -> int:
                 now = time.monotonic()
                 recent = [t for t in exits[name] if now - t < RESTART_WINDOW_SECONDS] + [now]
                 exits[name] = recent
+                _signal_group(child, signal.SIGKILL)
                 if len(recent) >= RESTART_LIMIT:
                     failed = name
                     break
@@ -94,6 +102,7 @@ def supervise(commands: dict[str, list[str]], env: dict[str, str]) -> int:
             except subprocess.TimeoutExpired:
                 child.kill()
                 child.wait()
+            _signal_group(child, signal.SIGKILL)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     if failed is None:
