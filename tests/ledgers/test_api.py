@@ -12,6 +12,7 @@ from django.test import Client
 from apps.accounts.models import User
 from apps.core.pagination import NewestFirstPagination
 from apps.ledgers.models import LedgerEntry
+from apps.ledgers.services import ledger_adjustment_create
 from apps.matches.models import Hand, Match, MatchPlayer
 from tests.support.api import client_error, error_fields
 
@@ -43,12 +44,19 @@ def pages(client: Client, url: str) -> list[list[dict[str, Any]]]:
 def test_ledger_entries_come_in_cursor_pages_newest_first_with_none_left_out(
     finished_table: Table, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    total = LedgerEntry.objects.filter(club=finished_table.club).count()
-    assert total > 10
-    monkeypatch.setattr(NewestFirstPagination, "page_size", 7)
-    got = pages(client_for(finished_table.players[0]),
-                f"/api/ledgers/clubs/{finished_table.club.pk}/entries/")
-    assert all(len(page) == 7 for page in got[:-1])
+    table = finished_table
+    for points in range(1, 6):  # rows besides the hands' (however the random play went)
+        ledger_adjustment_create(
+            club=table.club, actor=table.players[0], match_id=table.match.pk,
+            payer_id=table.players[1].pk, payee_id=table.players[2].pk, points=points,
+            reason="补记",
+        )
+    total = LedgerEntry.objects.filter(club=table.club).count()
+    assert total > 6
+    monkeypatch.setattr(NewestFirstPagination, "page_size", 3)
+    got = pages(client_for(table.players[0]), f"/api/ledgers/clubs/{table.club.pk}/entries/")
+    assert len(got) == -(-total // 3)
+    assert all(len(page) == 3 for page in got[:-1])
     ids = [row["id"] for page in got for row in page]
     assert ids == sorted(ids, reverse=True)
     assert set(ids) == set(
