@@ -53,8 +53,8 @@ CHECKS = [
     response_headers_conformance,
     response_schema_conformance,
 ]
-EXAMPLES = 12
-"""Examples per operation: about a minute for the whole API on one core."""
+EXAMPLES = 30
+"""Examples per operation: about half a minute for the whole API on a quiet core."""
 
 wsgi_app = get_wsgi_application()
 
