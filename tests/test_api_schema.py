@@ -6,7 +6,8 @@ a rule template, an open room, and a 自贡 match with a settled hand and its le
 Generated path IDs are half the time swapped for real ones, so the operations reach their
 business rules and not only their 404s. Each response must pass schemathesis' conformance
 checks: no server error, a documented status code, content type and headers, and a body
-that matches the documented schema for that status (the error body for every 4xx).
+that matches the documented schema for that status (the error body for every 4xx). A
+second run sends requests the schema forbids and checks that each is refused.
 
 Every example runs in a savepoint rolled back after it (so a logout, a deleted template or
 a closed room does not spill into the next one), with an empty cache (so the rate limits
@@ -32,8 +33,12 @@ from django.db import close_old_connections, transaction
 from django.test import Client
 from drf_spectacular.generators import SchemaGenerator
 from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis.errors import Unsatisfiable
+from schemathesis import GenerationMode
+from schemathesis.core.parameters import ParameterLocation
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
+    negative_data_rejection,
     response_headers_conformance,
     response_schema_conformance,
     status_code_conformance,
@@ -115,23 +120,33 @@ def owner_session(world: World) -> Iterator[dict[str, str]]:
         signals.request_finished.connect(close_old_connections)
 
 
-def test_every_operation_answers_as_its_schema_says(
-    world: World, owner_session: dict[str, str]
-) -> None:
-    raw = SchemaGenerator().get_schema(request=None, public=True)
-    schema = schemathesis.openapi.from_dict(raw)
-    real = world.real_ids()
+def run_every_operation(
+    world: World, session: dict[str, str], mode: GenerationMode
+) -> dict[str, set[int]]:
+    """Send each operation ``EXAMPLES`` generated requests of ``mode`` and check each
+    answer; return the status codes seen per operation. Fails with every operation's
+    first failure, not only the first operation's."""
+    schema = schemathesis.openapi.from_dict(
+        SchemaGenerator().get_schema(request=None, public=True)
+    )
+    negative = mode == GenerationMode.NEGATIVE
+    checks = [*CHECKS, negative_data_rejection] if negative else CHECKS
+    real = {} if negative else world.real_ids()  # a real ID would make an invalid one valid
     operations = [result.ok() for result in schema.get_all_operations()]
     assert len(operations) > 40
     seen: dict[str, set[int]] = {}
     failures: list[str] = []
 
     for operation in operations:
-        @given(case=operation.as_strategy())
+        @given(case=operation.as_strategy(generation_mode=mode))
         @settings(max_examples=EXAMPLES, deadline=None, database=None,
                   suppress_health_check=list(HealthCheck),
                   phases=[Phase.explicit, Phase.generate])
         def run(case: Any) -> None:
+            negated = {where for where, info in (case.meta.components.items() if case.meta
+                                                 else ()) if info.mode.is_negative}
+            if negated & {ParameterLocation.COOKIE, ParameterLocation.HEADER}:
+                return  # the session cookie and CSRF header are replaced by real ones below
             for name, value in real.items():
                 if case.path_parameters and name in case.path_parameters and (
                     len(str(case.path_parameters[name])) % 2 == 0
@@ -141,7 +156,7 @@ def test_every_operation_answers_as_its_schema_says(
                             for _ in range(32))
             # The schema declares the session cookie and the X-CSRFToken header, so
             # schemathesis generates values for them: the real ones replace those.
-            case.cookies = {**owner_session, django_settings.CSRF_COOKIE_NAME: token}
+            case.cookies = {**session, django_settings.CSRF_COOKIE_NAME: token}
             case.headers = {**(case.headers or {}), "X-CSRFToken": token}
             cache.clear()
             with transaction.atomic():
@@ -153,16 +168,33 @@ def test_every_operation_answers_as_its_schema_says(
             assert "not_authenticated" not in response.text or case.path.startswith(
                 "/api/auth/logout/"
             ), f"{label}: the session cookie was not accepted"
-            case.validate_response(response, checks=CHECKS)
+            case.validate_response(response, checks=checks)
             seen.setdefault(case.operation.label, set()).add(response.status_code)
 
         try:
             run()
+        except Unsatisfiable:
+            assert negative, operation.label  # nothing to get wrong (no parameters, no body)
         except Exception as failure:  # report every operation's, not the first
             failures.append(f"{operation.label}: {failure}")
 
     assert not failures, "\n\n".join(failures)
+    return seen
 
+
+def test_every_operation_answers_as_its_schema_says(
+    world: World, owner_session: dict[str, str]
+) -> None:
+    seen = run_every_operation(world, owner_session, GenerationMode.POSITIVE)
     # The run reached past the front door: most operations answered 2xx at least once.
     succeeded = [label for label, codes in seen.items() if any(c < 300 for c in codes)]
-    assert len(succeeded) >= len(operations) // 2, seen
+    assert len(succeeded) >= len(seen) // 2, seen
+
+
+def test_requests_the_schema_forbids_are_refused(
+    world: World, owner_session: dict[str, str]
+) -> None:
+    """Negative data: a body, query or path the schema rules out (too long a name, a
+    member_cap of 1001, an unknown setting, a query parameter that is not declared, an
+    empty date...) gets a 4xx, so the schema's limits are the server's."""
+    assert run_every_operation(world, owner_session, GenerationMode.NEGATIVE)

@@ -80,11 +80,10 @@ def ledger_access(*, club_id: int, user: User | Any) -> LedgerAccess:
 
 def _day_bounds(filters: LedgerFilters) -> Q:
     q = Q()
-    tz = timezone.get_current_timezone()
     if filters.start is not None:
-        q &= Q(occurred_at__gte=datetime.combine(filters.start, time.min, tzinfo=tz))
+        q &= Q(occurred_at__gte=day_start(filters.start))
     if filters.end is not None:
-        q &= Q(occurred_at__lte=datetime.combine(filters.end, time.max, tzinfo=tz))
+        q &= Q(occurred_at__lte=day_end(filters.end))
     return q
 
 
@@ -459,9 +458,15 @@ def hand_lines_in_words(hand: Hand) -> list[dict[str, Any]]:
     return out
 
 
+EARLIEST_DAY = date(1, 1, 2)
+"""Days before it start at the same instant: 0001-01-01 00:00 east of UTC lies before the
+first representable UTC instant (a filter ``start=0001-01-01`` would overflow)."""
+
+
 def day_start(day: date) -> datetime:
     """The first instant of ``day`` in the club time zone (``TIME_ZONE``, Asia/Shanghai)."""
-    return datetime.combine(day, time.min, tzinfo=timezone.get_current_timezone())
+    return datetime.combine(max(day, EARLIEST_DAY), time.min,
+                            tzinfo=timezone.get_current_timezone())
 
 
 def day_end(day: date) -> datetime:

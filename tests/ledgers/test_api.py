@@ -187,3 +187,14 @@ def test_timestamps_are_in_the_configured_zone(finished_table: Table, settings: 
     assert settings.TIME_ZONE == "Asia/Shanghai"
     for stamp in stamps:
         assert datetime.fromisoformat(stamp).utcoffset().total_seconds() == 8 * 3600, stamp
+
+
+def test_the_earliest_and_latest_dates_filter_without_an_error(one_hand_table: Table) -> None:
+    """0001-01-01 starts before the first UTC instant in +08:00 (found by schemathesis)."""
+    client = client_for(one_hand_table.players[0])
+    club = one_hand_table.club.pk
+    for query in ("?start=0001-01-01", "?end=0001-01-01", "?start=9999-12-31",
+                  "?start=0001-01-01&end=9999-12-31"):
+        for url in (f"/api/ledgers/clubs/{club}/entries/", f"/api/ledgers/clubs/{club}/summary/",
+                    "/api/ledgers/mine/", f"/ledgers/clubs/{club}/", "/ledgers/mine/"):
+            assert client.get(url + query).status_code == 200, url + query
