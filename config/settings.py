@@ -178,6 +178,7 @@ TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=[])
 AXES_FAILURE_LIMIT = 5
 AXES_COOLOFF_TIME = timedelta(minutes=15)
 AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "apps.accounts.lockout.lockout_response"  # Chinese, page or API
 # Registrations allowed per client IP per hour (apps/accounts/views.py).
 REGISTRATION_RATE_LIMIT = env.int("REGISTRATION_RATE_LIMIT", default=10)
 
@@ -254,10 +255,10 @@ CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
+        "apps.core.authentication.SessionCsrfAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "apps.core.schema.AutoSchema",
     # Per-user limits (apps/core/throttles.py); a view's ``throttle_scope`` picks its rate.
     "DEFAULT_THROTTLE_CLASSES": [
         "apps.core.throttles.WriteThrottle",
@@ -267,6 +268,7 @@ REST_FRAMEWORK = {
         "user": env("API_READS_PER_MINUTE", default="600") + "/min",
         "write": env("API_WRITES_PER_MINUTE", default="120") + "/min",
         "clubs": "20/hour",
+        "login": env("API_LOGINS_PER_MINUTE", default="30") + "/min",  # per address
     },
     "EXCEPTION_HANDLER": "apps.core.api_errors.api_exception_handler",
 }
@@ -274,7 +276,19 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "麻将亲友圈 API",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    # The schema and its Swagger page are public: they describe the API, not its data.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    # apps.core.converters.DatabaseIdConverter: up to 18 digits.
+    "PATH_CONVERTER_OVERRIDES": {
+        "dbid": {"type": "integer", "minimum": 0, "maximum": 10**18 - 1},
+    },
+    "ENUM_NAME_OVERRIDES": {"VariantEnum": "apps.clubs.api.serializers.PLAYER_VARIANTS"},
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "apps.core.api_errors.error_schema_hook",
+        "apps.clubs.api.schema.variant_settings_hook",
+        "apps.core.authentication.csrf_schema_hook",
+    ],
 }
 
 if not DEBUG:

@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from apps.accounts import api as accounts_api
 from apps.clubs.views import home
 
 from .views import healthz
@@ -13,6 +14,9 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("accounts/", include("apps.accounts.urls")),
+    path("api/auth/csrf/", accounts_api.CsrfView.as_view(), name="api-auth-csrf"),
+    path("api/auth/login/", accounts_api.LoginView.as_view(), name="api-auth-login"),
+    path("api/auth/logout/", accounts_api.LogoutView.as_view(), name="api-auth-logout"),
     path("api/", include("apps.clubs.api.urls")),
     path("", include("apps.clubs.urls")),
     path("", include("apps.table.urls")),
@@ -21,3 +25,5 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
 ]
+
+handler404 = "apps.core.api_errors.not_found"

@@ -121,6 +121,18 @@ def join_request_list_pending(*, club: Club, viewer: User | Any) -> QuerySet[Joi
     )
 
 
+def join_request_get_for_viewer(*, request_id: int, viewer: User | Any) -> JoinRequest:
+    """A join request, for its applicant or the owner and admins of its club;
+    :class:`ClubNotFound` for anyone else."""
+    found = JoinRequest.objects.select_related("club", "user").filter(pk=request_id).first()
+    if found is None or (
+        found.user_id != getattr(viewer, "pk", None)
+        and membership_role(found.club, viewer) not in (Role.OWNER, Role.ADMIN)
+    ):
+        raise ClubNotFound("申请不存在")
+    return found
+
+
 def template_list(*, club: Club) -> QuerySet[RuleTemplate]:
     """The club's rule templates by name."""
     return RuleTemplate.objects.filter(club=club).order_by("name", "pk")

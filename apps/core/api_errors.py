@@ -1,22 +1,206 @@
-"""The REST API's exception handler: DRF's, with a Chinese answer to a throttled request."""
+"""The REST API's one error body, for every 4xx of every app (``EXCEPTION_HANDLER``).
+
+Every refused request gets::
+
+    {"type": "validation_error" | "client_error",
+     "errors": [{"code": "...", "detail": "中文说明", "attr": "field" | "settings.players" | null}]}
+
+``validation_error`` (400) carries one entry per message, ``attr`` naming the field (nested
+fields joined by dots; ``null`` for a message about the whole request); ``client_error``
+(403, 404, 405, 409, 415, 429, …) carries one entry with ``attr`` ``null``.
+
+The service layer's typed errors are mapped here, once for all apps:
+:class:`~apps.clubs.errors.InvalidInputError` → 400, Django's ``PermissionDenied`` (and
+:class:`~apps.clubs.errors.ActionForbidden`) → 403 and ``Http404`` (and
+:class:`~apps.clubs.errors.ClubNotFound`) → 404, each keeping its Chinese message.
+:func:`error_schema_hook` documents the body on every operation of the OpenAPI schema.
+"""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from rest_framework import exceptions
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views.defaults import page_not_found
+from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from apps.clubs.errors import InvalidInputError
 
-def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """DRF's handler, with a Chinese message for throttled requests."""
+NON_FIELD_KEYS = frozenset({"non_field_errors", "__all__"})
+"""Keys of messages about the whole request rather than one field (``attr`` null)."""
+
+
+class Conflict(exceptions.APIException):
+    """409: the request disagrees with what an earlier one did (e.g. a reused
+    ``Idempotency-Key`` with another body)."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "请求与之前的请求冲突"
+    default_code = "conflict"
+
+
+def _as_drf(exc: Exception) -> Exception:
+    """The DRF exception a Django or service error stands for, keeping its message."""
     if isinstance(exc, exceptions.Throttled):
         seconds: float | None = getattr(exc, "wait", None)
         wait = math.ceil(seconds) if seconds is not None else None
         text = f"操作太频繁，请 {wait} 秒后再试" if wait else "操作太频繁，请稍后再试"
         answer = exceptions.Throttled(detail=text)  # without DRF's English "Expected ..."
         answer.wait = seconds  # type: ignore[attr-defined]  # still sent as Retry-After
-        exc = answer
-    return exception_handler(exc, context)
+        return answer
+    if isinstance(exc, InvalidInputError):
+        return exceptions.ValidationError(exc.errors)
+    if isinstance(exc, DjangoValidationError):
+        return exceptions.ValidationError(
+            exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
+        )
+    if isinstance(exc, DjangoPermissionDenied):
+        message = str(exc)
+        return exceptions.PermissionDenied(message) if message else exceptions.PermissionDenied()
+    if isinstance(exc, Http404):
+        message = str(exc)
+        return exceptions.NotFound(message) if message else exceptions.NotFound()
+    return exc
+
+
+def _flatten(detail: Any, attr: str | None) -> list[dict[str, Any]]:
+    """One ``{"code", "detail", "attr"}`` per message of a (nested) DRF error detail."""
+    if isinstance(detail, dict):
+        out: list[dict[str, Any]] = []
+        for key, inner in detail.items():
+            name = None if key in NON_FIELD_KEYS else str(key)
+            out += _flatten(inner, name if attr is None else f"{attr}.{name or key}")
+        return out
+    if isinstance(detail, list):
+        if all(isinstance(item, str) for item in detail):
+            return [item for message in detail for item in _flatten(message, attr)]
+        out = []
+        for index, item in enumerate(detail):  # a list serializer's errors, per item
+            out += _flatten(item, str(index) if attr is None else f"{attr}.{index}")
+        return out
+    return [{"code": getattr(detail, "code", None) or "invalid", "detail": str(detail),
+             "attr": attr}]
+
+
+def error_body(exc: exceptions.APIException) -> dict[str, Any]:
+    """The one error body for a DRF exception."""
+    if isinstance(exc, exceptions.ValidationError):
+        return {"type": "validation_error", "errors": _flatten(exc.detail, None)}
+    detail = exc.detail
+    if isinstance(detail, dict | list):  # a client error raised with several messages
+        errors = _flatten(detail, None)
+        return {"type": "client_error", "errors": [{**e, "attr": None} for e in errors]}
+    return {"type": "client_error",
+            "errors": [{"code": getattr(detail, "code", None) or exc.default_code,
+                        "detail": str(detail), "attr": None}]}
+
+
+def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF's handler (status, ``Retry-After``, ``Allow``), with the one body shape and
+    the services' errors mapped with their Chinese messages."""
+    exc = _as_drf(exc)
+    response = exception_handler(exc, context)
+    if response is None or not isinstance(exc, exceptions.APIException):
+        return response
+    response.data = error_body(exc)
+    return response
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """``handler404``: under ``/api/`` a path no route matches gets the one error body too;
+    elsewhere Django's 404 page (``templates/404.html``)."""
+    if request.path.startswith("/api/"):
+        body = {"type": "client_error",
+                "errors": [{"code": "not_found", "detail": "没有这个接口或对象", "attr": None}]}
+        return JsonResponse(body, status=status.HTTP_404_NOT_FOUND)
+    return page_not_found(request, exception)
+
+
+# --- The schema: the error body on every operation ----------------------------------------
+
+ERROR_COMPONENT = "ErrorResponse"
+ERROR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "所有 4xx 错误的统一格式",
+    "required": ["type", "errors"],
+    "properties": {
+        "type": {"type": "string", "enum": ["validation_error", "client_error"]},
+        "errors": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["code", "detail", "attr"],
+                "properties": {
+                    "code": {
+                        "type": "string",
+                        "description": "机器可读的错误代码，如 required、not_found",
+                    },
+                    "detail": {"type": "string", "description": "给用户看的中文说明"},
+                    "attr": {
+                        "type": "string",
+                        "nullable": True,
+                        "description": "出错的字段（嵌套字段以点连接，如 settings.players）；"
+                        "整个请求的错误为 null",
+                    },
+                },
+            },
+        },
+    },
+}
+ERROR_TEXTS = {
+    "400": "输入有误（validation_error，每个字段一条）",
+    "403": "未登录、缺少 CSRF 令牌（X-CSRFToken）或无权操作",
+    "404": "不存在，或你无权查看",
+    "409": "与之前的请求冲突",
+    "415": "不支持的请求体格式（请用 application/json）",
+    "429": "操作太频繁（见 Retry-After）",
+}
+
+
+def _error_response(code: str) -> dict[str, Any]:
+    response: dict[str, Any] = {
+        "description": ERROR_TEXTS[code],
+        "content": {
+            "application/json": {"schema": {"$ref": f"#/components/schemas/{ERROR_COMPONENT}"}}
+        },
+    }
+    if code == "429":
+        response["headers"] = {
+            "Retry-After": {"schema": {"type": "integer"}, "description": "几秒后可以再试"}
+        }
+    return response
+
+
+def error_schema_hook(result: dict[str, Any], **_: Any) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: the error component, and on each operation the
+    4xx answers it can give — 403 and 429 always; 400 on every write (the services' rules)
+    and on a read with query parameters; 404 when its path names something; 415 when it
+    takes a body. A 4xx a view
+    declares itself (a lookup's 404, an adjustment's 409) gets the same body."""
+    result.setdefault("components", {}).setdefault("schemas", {})[ERROR_COMPONENT] = ERROR_SCHEMA
+    for path, operations in result.get("paths", {}).items():
+        for method, operation in operations.items():
+            if method not in {"get", "post", "put", "patch", "delete"}:
+                continue
+            responses = operation.setdefault("responses", {})
+            codes = ["403", "429"]
+            parameters = operation.get("parameters", [])
+            if method != "get" or any(p.get("in") == "query" for p in parameters):
+                codes.append("400")
+            if "{" in path:
+                codes.append("404")
+            if operation.get("requestBody"):
+                codes.append("415")
+            for code in codes:
+                responses.setdefault(code, _error_response(code))
+            for code, response in responses.items():
+                if code.startswith("4") and not response.get("content"):
+                    # declared by the view (e.g. 409, or 404 of a lookup): same body
+                    response["content"] = _error_response("400")["content"]
+    return result

@@ -9,7 +9,21 @@ from __future__ import annotations
 
 from apps.clubs.errors import ActionForbidden, ClubNotFound, InvalidInputError
 
-__all__ = ["ActionForbidden", "ClubNotFound", "InvalidInputError", "LedgerMismatchError"]
+__all__ = [
+    "ActionForbidden", "ClubNotFound", "InvalidInputError", "LedgerMismatchError",
+    "RequestKeyReusedError",
+]
+
+
+class RequestKeyReusedError(InvalidInputError):
+    """A once-only key (the 调账 form's, or the API's ``Idempotency-Key``) that already
+    wrote an entry comes with another request. The page shows it as a form error; the API
+    answers 409."""
+
+    MESSAGE = "这个请求编号已用于另一笔调账，请重新提交"
+
+    def __init__(self) -> None:
+        super().__init__({"non_field_errors": self.MESSAGE})
 
 
 class LedgerMismatchError(Exception):

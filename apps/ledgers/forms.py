@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from django import forms
 
@@ -17,7 +17,22 @@ def date_widget() -> forms.DateInput:
     return forms.DateInput({"type": "date"}, format="%Y-%m-%d")
 
 
-class LedgerFilterForm(forms.Form):
+class KnownParametersForm(forms.Form):
+    """A filter form of a page's query string: a parameter it does not know (besides
+    ``page``) is an error, like a bad value of one it knows."""
+
+    also_known: ClassVar[frozenset[str]] = frozenset({"page"})
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        known = set(self.base_fields) | self.also_known
+        unknown = sorted(key for key in self.data if key not in known)
+        if unknown:
+            raise forms.ValidationError("未知的筛选条件：" + "、".join(unknown))
+        return data
+
+
+class LedgerFilterForm(KnownParametersForm):
     """Filters by date range, member, room and variant (all optional)."""
 
     start = forms.DateField(
@@ -169,7 +184,7 @@ def form_error_text(form: forms.Form) -> str:
     return "；".join(parts)
 
 
-class MyResultsFilterForm(forms.Form):
+class MyResultsFilterForm(KnownParametersForm):
     """我的战绩 filters: club, game and date range (all optional)."""
 
     club = forms.TypedChoiceField(label="亲友圈", required=False, coerce=int, empty_value=None)

@@ -12,6 +12,8 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.utils import timezone
+
 from apps.accounts.models import User
 from apps.clubs.selectors import seat_label, variant_name
 from apps.matches.models import Hand, MatchPlayer
@@ -369,7 +371,8 @@ def hand_replay(hand: Hand, *, user: User | None = None) -> dict[str, Any]:
         "hand": {
             "id": hand.pk, "number": hand.number, "match": hand.match_id,
             "dealer": hand.dealer, "streak": hand.streak,
-            "ended_at": hand.ended_at.isoformat() if hand.ended_at else None,
+            # In TIME_ZONE, as every timestamp of the API (DRF's DateTimeField) is.
+            "ended_at": timezone.localtime(hand.ended_at).isoformat() if hand.ended_at else None,
         },
         "me": _seat_of(hand, user),
         "variant": record.get("variant"),

@@ -80,11 +80,10 @@ def ledger_access(*, club_id: int, user: User | Any) -> LedgerAccess:
 
 def _day_bounds(filters: LedgerFilters) -> Q:
     q = Q()
-    tz = timezone.get_current_timezone()
     if filters.start is not None:
-        q &= Q(occurred_at__gte=datetime.combine(filters.start, time.min, tzinfo=tz))
+        q &= Q(occurred_at__gte=day_start(filters.start))
     if filters.end is not None:
-        q &= Q(occurred_at__lte=datetime.combine(filters.end, time.max, tzinfo=tz))
+        q &= Q(occurred_at__lte=day_end(filters.end))
     return q
 
 
@@ -117,6 +116,14 @@ def ledger_entry_list(*, access: LedgerAccess, filters: LedgerFilters) -> QueryS
     qs = _scoped(LedgerEntry.objects.all(), access, filters, "entry")
     qs = qs.select_related("payer", "payee", "room", "hand", "match", "created_by")
     return qs.order_by("occurred_at", "pk")
+
+
+def ledger_entry_get(*, access: LedgerAccess, entry_id: int) -> LedgerEntry:
+    """One row of the club ledger, if the user may see it; :class:`ClubNotFound` otherwise."""
+    entry = ledger_entry_list(access=access, filters=LedgerFilters()).filter(pk=entry_id).first()
+    if entry is None:
+        raise ClubNotFound("账本记录不存在")
+    return entry
 
 
 def member_totals(*, access: LedgerAccess, filters: LedgerFilters) -> list[dict[str, Any]]:
@@ -451,9 +458,15 @@ def hand_lines_in_words(hand: Hand) -> list[dict[str, Any]]:
     return out
 
 
+EARLIEST_DAY = date(1, 1, 2)
+"""Days before it start at the same instant: 0001-01-01 00:00 east of UTC lies before the
+first representable UTC instant (a filter ``start=0001-01-01`` would overflow)."""
+
+
 def day_start(day: date) -> datetime:
     """The first instant of ``day`` in the club time zone (``TIME_ZONE``, Asia/Shanghai)."""
-    return datetime.combine(day, time.min, tzinfo=timezone.get_current_timezone())
+    return datetime.combine(max(day, EARLIEST_DAY), time.min,
+                            tzinfo=timezone.get_current_timezone())
 
 
 def day_end(day: date) -> datetime:

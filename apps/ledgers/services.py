@@ -26,7 +26,13 @@ from apps.clubs.selectors import membership_role
 from apps.matches.models import Hand, Match, MatchPlayer
 from majiang.settlement import LineJSON, line_with_kind
 
-from .errors import ActionForbidden, ClubNotFound, InvalidInputError, LedgerMismatchError
+from .errors import (
+    ActionForbidden,
+    ClubNotFound,
+    InvalidInputError,
+    LedgerMismatchError,
+    RequestKeyReusedError,
+)
 from .models import AdjustmentReceipt, Checkout, HandResult, LedgerEntry, MatchResult
 from .recompute import hand_recompute, lines_as_json
 from .selectors import base_stake, checkout_compute, ledger_access, match_table
@@ -239,15 +245,24 @@ def ledger_adjustment_create(
 
     Checked as :func:`ledger_adjustment_plan` checks it. The original rows stay as they
     are; the correction is a new, signed row shown as 调账. With a ``request_key`` (the
-    form's once-only key) a second submit of the same form returns the entry the first
-    wrote.
+    form's once-only key, or the API's ``Idempotency-Key``) a second submit of the same
+    request returns the entry the first wrote; the same key with another request raises
+    :class:`RequestKeyReusedError` and writes nothing.
     """
     def done() -> LedgerEntry | None:
         receipt = (
             AdjustmentReceipt.objects.filter(club=club, key=request_key)
             .select_related("entry").first()
         )
-        return receipt.entry if receipt is not None else None
+        if receipt is None:
+            return None
+        entry = receipt.entry
+        asked = (match_id, payer_id, payee_id, points, (reason or "").strip(), corrects_id)
+        wrote = (entry.match_id, entry.payer_id, entry.payee_id, entry.points, entry.reason,
+                 entry.corrects_id)
+        if asked != wrote:
+            raise RequestKeyReusedError()
+        return entry
 
     if request_key and (entry := done()) is not None:
         return entry

@@ -43,6 +43,7 @@ from .forms import (
 from .replay import hand_replay, replay_share_token
 
 ENTRIES_PER_PAGE = 100
+HTTP_BAD_REQUEST = 400  # a bad or unknown filter: the page shows why, with this status
 MATCHES_PER_PAGE = 20
 RECENT_MATCHES = 10
 
@@ -64,7 +65,7 @@ def my_results(request: AuthenticatedHttpRequest) -> HttpResponse:
     context: dict[str, object] = {"form": form, "query": _query_without_page(request)}
     if form.is_bound and not form.is_valid():
         context["error"] = "筛选条件有误：" + form_error_text(form)
-        return render(request, "ledgers/mine.html", context)
+        return render(request, "ledgers/mine.html", context, status=HTTP_BAD_REQUEST)
     filters = form.filters() if form.is_bound else selectors.MyFilters()
     seats = selectors.my_match_seat_list(user=request.user, filters=filters)
     page = Paginator(seats, MATCHES_PER_PAGE).get_page(request.GET.get("page"))
@@ -132,7 +133,7 @@ def club_ledger(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse
         return render(request, "ledgers/club.html", {
             "club": access.club, "access": access, "form": form,
             "error": "筛选条件有误：" + form_error_text(form),
-        })
+        }, status=HTTP_BAD_REQUEST)
     filters = form.filters() if request.GET else selectors.LedgerFilters()
     entries = selectors.ledger_entry_list(access=access, filters=filters)
     series = selectors.cumulative_series(access=access, filters=filters)
@@ -242,7 +243,7 @@ def club_matches(request: AuthenticatedHttpRequest, club_id: int) -> HttpRespons
     context: dict[str, object] = {"club": access.club, "access": access, "form": form}
     if form.is_bound and not form.is_valid():
         context["error"] = "筛选条件有误：" + form_error_text(form)
-        return render(request, "ledgers/matches.html", context)
+        return render(request, "ledgers/matches.html", context, status=HTTP_BAD_REQUEST)
     filters = form.filters() if request.GET else selectors.LedgerFilters()
     matches = selectors.club_match_list(access=access, filters=filters)
     page = Paginator(matches, MATCHES_PER_PAGE).get_page(request.GET.get("page"))

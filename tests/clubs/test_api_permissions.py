@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from apps.clubs.models import Club
+from tests.support.api import error_fields
 
 from .conftest import FIRST_VARIANT, ROLES, World, db_snapshot
 
@@ -175,5 +176,5 @@ def test_nobody_opens_rooms_while_the_club_is_paused(world: World, role: str) ->
         content_type="application/json",
     )
     assert response.status_code == 400
-    assert "打烊" in response.json()["non_field_errors"][0]
+    assert "打烊" in error_fields(response.json())["non_field_errors"][0]
     assert db_snapshot() == before

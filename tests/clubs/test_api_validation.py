@@ -8,7 +8,8 @@ import pytest
 
 from apps.clubs.models import Club, JoinRequest, Membership
 from majiang.settings import Setting
-from majiang.variants import VARIANTS
+from majiang.variants import player_variants
+from tests.support.api import error_fields
 
 from .conftest import FIRST_VARIANT, World, db_snapshot, fill_room, make_user
 
@@ -30,8 +31,8 @@ def bad_values(setting: Setting) -> list[Any]:
 
 
 BAD_SETTINGS = [
-    pytest.param(variant_id, setting.name, value, id=f"{variant_id}.{setting.name}={value!r}")
-    for variant_id, variant in VARIANTS.items()
+    pytest.param(variant.id, setting.name, value, id=f"{variant.id}.{setting.name}={value!r}")
+    for variant in player_variants()
     for setting in variant.schema.settings
     for value in bad_values(setting)
 ]
@@ -42,7 +43,7 @@ def post(world: World, role: str, url: str, payload: Any, method: str = "post") 
     response = getattr(world.client(role), method)(url, payload, content_type="application/json")
     assert response.status_code == 400, response.content.decode()
     assert db_snapshot() == before, "a refused request changed the database"
-    return response.json()
+    return error_fields(response.json())
 
 
 @pytest.mark.parametrize(("variant_id", "name", "value"), BAD_SETTINGS)
@@ -73,7 +74,7 @@ def test_room_refuses_bad_setting_value(
     assert list(body["settings"]) == [name]
 
 
-@pytest.mark.parametrize("variant_id", list(VARIANTS))
+@pytest.mark.parametrize("variant_id", [variant.id for variant in player_variants()])
 def test_unknown_setting(world: World, variant_id: str) -> None:
     body = post(
         world,
@@ -97,7 +98,7 @@ def test_unknown_variant(world: World) -> None:
 
 
 def test_room_variant_must_match_its_template(world: World) -> None:
-    other = next((v for v in VARIANTS if v != FIRST_VARIANT), "riichi")
+    other = next(v.id for v in player_variants() if v.id != FIRST_VARIANT)
     body = post(
         world,
         "owner",
@@ -239,3 +240,38 @@ def test_ready_needs_a_boolean(world: World) -> None:
     fill_room(world.room, [world.member], ready=False)
     body = post(world, "member", f"/api/rooms/{world.room.code}/ready/", {"ready": "也许"})
     assert list(body) == ["ready"]
+
+
+def test_engine_test_variant_is_not_offered_or_accepted(world: World) -> None:
+    listed = world.client("member").get("/api/variants/").json()
+    assert "basic" not in [variant["id"] for variant in listed]
+    body = post(world, "owner", f"/api/clubs/{world.club.pk}/templates/",
+                {"name": "模板", "variant": "basic"})
+    assert body == {"variant": ["未知的玩法: basic"]}
+    body = post(world, "owner", f"/api/clubs/{world.club.pk}/rooms/", {"variant": "basic"})
+    assert body == {"variant": ["未知的玩法: basic"]}
+
+
+def test_limits_are_the_services_limits(world: World) -> None:
+    """The serializers (and so the schema) say what the services enforce."""
+    url = f"/api/clubs/{world.club.pk}/"
+    assert list(post(world, "owner", url, {"name": "长" * 41}, method="patch")) == ["name"]
+    assert list(post(world, "owner", url, {"notice": "字" * 501}, method="patch")) == ["notice"]
+    body = post(world, "owner", url, {"member_cap": 1001}, method="patch")
+    assert body == {"member_cap": ["人数上限应在 2 到 1000 之间"]}
+    rooms = f"/api/clubs/{world.club.pk}/rooms/"
+    assert list(post(world, "owner", rooms, {"template_id": world.template.pk,
+                                            "name": "房" * 41})) == ["name"]
+    ok = world.client("owner").patch(url, {"name": "长" * 40, "notice": "字" * 500,
+                                           "member_cap": 1000}, content_type="application/json")
+    assert ok.status_code == 200
+
+
+def test_search_needs_a_club_id_or_an_invite_code(world: World) -> None:
+    response = world.client("outsider").get("/api/clubs/search/")
+    assert response.status_code == 400
+    assert error_fields(response.json()) == {"club_id": ["请填写圈号或邀请码"]}
+    found = world.client("outsider").get(
+        "/api/clubs/search/", {"invite_code": world.club.invite_code}
+    )
+    assert found.json()["id"] == world.club.pk

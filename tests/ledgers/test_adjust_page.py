@@ -74,6 +74,12 @@ def test_the_owner_picks_names_previews_and_a_double_submit_writes_once(
     )
     shown = text(owner.get(first["Location"]).content.decode())
     assert "调账已记录" in shown and "李四 付 张三 5分（漏记一个杠）" in shown
+    # The same form key with other values (edited after submitting): refused, not taken
+    # for the first submit.
+    edited = owner.post(url, {**confirm, "points": "6"})
+    assert edited.status_code == 200
+    assert "这个请求编号已用于另一笔调账" in text(edited.content.decode())
+    assert LedgerEntry.objects.count() == before + 1
 
 
 @pytest.mark.parametrize(("change", "message"), [

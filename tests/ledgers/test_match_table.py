@@ -65,10 +65,15 @@ def test_a_bad_filter_on_the_club_ledger_says_why_instead_of_listing(
     client = client_for(finished_table.players[0])
     base = f"/ledgers/clubs/{finished_table.club.pk}/"
     for url in (base, base + "matches/"):
-        for query in ({"start": "昨天"}, {"variant": "mahjong"}, {"member": "x"}):
+        for query in ({"start": "昨天"}, {"variant": "mahjong"}, {"member": "x"},
+                      {"colour": "red"}):
             response = client.get(url, query)
             page = response.content.decode()
-            assert response.status_code == 200 and "筛选条件有误" in page, (url, query)
+            assert response.status_code == 400 and "筛选条件有误" in page, (url, query)
             assert 'class="ledger entries"' not in page and "match-list" not in page
     response = client.get(base + "export.csv", {"start": "昨天"})
     assert response.status_code == 400 and "起始日期" in response.content.decode()
+    response = client.get(base + "export.csv", {"colour": "red"})
+    assert response.status_code == 400 and "colour" in response.content.decode()
+    # A page number is not a filter.
+    assert client.get(base, {"page": "2", "variant": "duyun"}).status_code == 200

@@ -143,8 +143,9 @@ def test_filters_narrow_the_list_and_a_bad_value_says_why(played: Played) -> Non
         ({"variant": "mahjong"}, "没有这个玩法"),
         ({"start": "上周"}, "起始日期格式不对"),
         ({"start": "2026-02-01", "end": "2026-01-01"}, "截止日期不能早于起始日期"),
+        ({"colour": "red"}, "未知的筛选条件：colour"),
     ):
         response = client.get("/ledgers/mine/", query)
         page = response.content.decode()
-        assert response.status_code == 200 and message in page, query
+        assert response.status_code == 400 and message in page, query
         assert summaries(page) == [] and 'id="my-stats"' not in page, query

@@ -32,9 +32,16 @@ def hand_of(table: Table) -> Hand:
 
 
 def entry_ids(client: Client, club_id: int, query: str = "") -> set[int]:
-    response = client.get(f"/api/ledgers/clubs/{club_id}/entries/{query}")
-    assert response.status_code == 200, response.content
-    return {row["id"] for row in response.json()}
+    """Every row the API lists, following the cursor pages to the end."""
+    url: str | None = f"/api/ledgers/clubs/{club_id}/entries/{query}"
+    ids: list[int] = []
+    while url:
+        response = client.get(url)
+        assert response.status_code == 200, response.content
+        ids += [row["id"] for row in response.json()["results"]]
+        url = response.json()["next"]
+    assert len(ids) == len(set(ids)), "a row was listed twice"
+    return set(ids)
 
 
 def involving(user: User) -> set[int]:
@@ -116,7 +123,7 @@ def test_a_hand_page_words_each_line(finished_table: Table) -> None:
     assert text in page.content.decode()
     mine = client_for(finished_table.players[0]).get("/ledgers/mine/")
     assert mine.status_code == 200 and f"/ledgers/hands/{entry.hand_id}/" in mine.content.decode()
-    api = client_for(finished_table.players[0]).get("/api/ledgers/mine/").json()
+    api = client_for(finished_table.players[0]).get("/api/ledgers/mine/").json()["results"]
     assert api[0]["match"] == finished_table.match.pk and api[0]["hands"]
 
 

@@ -12,6 +12,7 @@ from django.test import Client
 from apps.accounts.models import User
 from apps.clubs.routing import websocket_urlpatterns as lobby_urls
 from apps.clubs.services import members
+from tests.support.api import client_error
 
 from .helpers import TIMEOUT, InjectUser, build_table, connect_as
 
@@ -30,7 +31,9 @@ def test_the_21st_club_created_in_a_burst_gets_429_in_chinese() -> None:
     assert codes[20] == 429
     response = client.post("/api/clubs/", {"name": "再来"}, content_type="application/json")
     assert response.status_code == 429
-    assert response.json()["detail"].startswith("操作太频繁")
+    code, detail = client_error(response.json())
+    assert code == "throttled"
+    assert detail.startswith("操作太频繁")
     assert int(response["Retry-After"]) > 0
     assert client.get("/api/clubs/").status_code == 200  # reads have their own limit
 

@@ -7,10 +7,26 @@ from typing import Any
 
 from rest_framework import serializers
 
+from majiang.variants import player_variants
+
 from ..models import Club, JoinRequest, Membership, Room, RuleTemplate
 from ..selectors import variant_name
+from ..services import clubs as club_rules
+from ..services import members as member_rules
+from ..services import rooms as room_rules
+from ..services import templates as template_rules
+from .schema import VariantSettingsField, VariantSettingsInputField
 
 MAX_ID = 2**31 - 1
+PLAYER_VARIANTS = [(variant.id, variant.name) for variant in player_variants()]
+"""The variants a request may name (never an engine-test one)."""
+ONE_OF_CLUB = "请填写圈号或邀请码"
+
+
+def variant_choice(**kw: Any) -> serializers.ChoiceField:
+    return serializers.ChoiceField(
+        choices=PLAYER_VARIANTS, error_messages={"invalid_choice": "未知的玩法: {input}"}, **kw
+    )
 
 
 class ClubOutput(serializers.ModelSerializer[Club]):
@@ -45,25 +61,51 @@ class ClubPublicOutput(serializers.Serializer[dict[str, Any]]):
     is_open = serializers.BooleanField()
 
 
-class ClubCreateInput(serializers.Serializer[None]):
-    name = serializers.CharField(max_length=100)
-    notice = serializers.CharField(max_length=1000, required=False, allow_blank=True, default="")
-    member_cap = serializers.IntegerField(
-        min_value=0, max_value=MAX_ID, required=False, default=200
+def member_cap_field(**kw: Any) -> serializers.IntegerField:
+    low, high = club_rules.MEMBER_CAP_MIN, club_rules.MEMBER_CAP_MAX
+    out_of_range = f"人数上限应在 {low} 到 {high} 之间"
+    return serializers.IntegerField(
+        min_value=low, max_value=high,
+        error_messages={"min_value": out_of_range, "max_value": out_of_range}, **kw,
     )
 
 
+class ClubCreateInput(serializers.Serializer[None]):
+    name = serializers.CharField(max_length=club_rules.NAME_MAX)
+    notice = serializers.CharField(
+        max_length=club_rules.NOTICE_MAX, required=False, allow_blank=True, default=""
+    )
+    member_cap = member_cap_field(required=False, default=200)
+
+
 class ClubUpdateInput(serializers.Serializer[None]):
-    name = serializers.CharField(max_length=100, required=False)
-    notice = serializers.CharField(max_length=1000, required=False, allow_blank=True)
-    member_cap = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False)
+    name = serializers.CharField(max_length=club_rules.NAME_MAX, required=False)
+    notice = serializers.CharField(
+        max_length=club_rules.NOTICE_MAX, required=False, allow_blank=True
+    )
+    member_cap = member_cap_field(required=False)
     is_open = serializers.BooleanField(required=False)
     members_can_open_rooms = serializers.BooleanField(required=False)
 
 
-class ClubSearchInput(serializers.Serializer[None]):
-    club_id = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
-    invite_code = serializers.CharField(max_length=32, required=False)
+class ClubLookupInput(serializers.Serializer[None]):
+    """The club by ``club_id`` (圈号) or by ``invite_code`` (邀请码): one of the two."""
+
+    club_id = serializers.IntegerField(
+        min_value=1, max_value=MAX_ID, required=False, help_text="圈号（与 invite_code 二选一）"
+    )
+    invite_code = serializers.CharField(
+        max_length=32, required=False, help_text="邀请码（与 club_id 二选一）"
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "club_id" not in attrs and not attrs.get("invite_code"):
+            raise serializers.ValidationError({"club_id": ONE_OF_CLUB}, code="required")
+        return attrs
+
+
+class ClubSearchInput(ClubLookupInput):
+    pass
 
 
 class InviteCodeOutput(serializers.Serializer[dict[str, Any]]):
@@ -96,12 +138,12 @@ class UserIdInput(serializers.Serializer[None]):
     user_id = serializers.IntegerField(min_value=1, max_value=MAX_ID)
 
 
-class JoinRequestInput(serializers.Serializer[None]):
-    """Find the club by ``club_id`` or by ``invite_code``."""
+class JoinRequestInput(ClubLookupInput):
+    """Find the club by ``club_id`` or by ``invite_code`` (one of the two)."""
 
-    club_id = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
-    invite_code = serializers.CharField(max_length=32, required=False)
-    message = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    message = serializers.CharField(
+        max_length=member_rules.MESSAGE_MAX, required=False, allow_blank=True, default=""
+    )
 
 
 class JoinRequestOutput(serializers.ModelSerializer[JoinRequest]):
@@ -125,6 +167,7 @@ class JoinRequestOutput(serializers.ModelSerializer[JoinRequest]):
 
 class TemplateOutput(serializers.ModelSerializer[RuleTemplate]):
     variant_name = serializers.SerializerMethodField()
+    settings = VariantSettingsField(help_text="该玩法的全部规则设置（见 /api/variants/）")
 
     class Meta:
         model = RuleTemplate
@@ -141,23 +184,30 @@ class TemplateOutput(serializers.ModelSerializer[RuleTemplate]):
         return variant_name(template.variant)
 
 
+SETTINGS_HELP = "要改的规则设置（其余取默认值）；键与取值范围见 /api/variants/"
+
+
 class TemplateCreateInput(serializers.Serializer[None]):
-    name = serializers.CharField(max_length=100)
-    variant = serializers.CharField(max_length=40)
-    settings = serializers.DictField(required=False, default=dict)
+    name = serializers.CharField(max_length=template_rules.NAME_MAX)
+    variant = variant_choice()
+    settings = VariantSettingsInputField(required=False, default=dict, help_text=SETTINGS_HELP)
 
 
 class TemplateUpdateInput(serializers.Serializer[None]):
-    name = serializers.CharField(max_length=100, required=False)
-    variant = serializers.CharField(max_length=40, required=False)
-    settings = serializers.DictField(required=False)
+    name = serializers.CharField(max_length=template_rules.NAME_MAX, required=False)
+    variant = variant_choice(required=False)
+    settings = VariantSettingsInputField(required=False, help_text=SETTINGS_HELP)
 
 
 class SeatOutput(serializers.Serializer[dict[str, Any]]):
     seat = serializers.IntegerField()
     user_id = serializers.IntegerField()
     display_name = serializers.CharField()
+    initial = serializers.CharField(help_text="头像上的字")
+    color = serializers.CharField(help_text="头像颜色（#rrggbb）")
     ready = serializers.BooleanField()
+    online = serializers.BooleanField()
+    computer = serializers.BooleanField(help_text="电脑补位")
 
 
 class LobbyOutput(serializers.Serializer[dict[str, Any]]):
@@ -170,20 +220,33 @@ class LobbyOutput(serializers.Serializer[dict[str, Any]]):
     status_display = serializers.CharField()
     variant = serializers.CharField()
     variant_name = serializers.CharField()
+    stake_label = serializers.CharField(help_text="底注的叫法（底注 / 底分）")
     seat_count = serializers.IntegerField()
     hands_per_match = serializers.IntegerField()
     base_stake = serializers.IntegerField()
     allow_spectators = serializers.BooleanField()
-    seats = serializers.ListField(child=SeatOutput(allow_null=True))
+    allow_computers = serializers.BooleanField()
+    practice = serializers.BooleanField(help_text="练习房（不记账）")
+    winds = serializers.ListField(child=serializers.CharField(), help_text="各座位的风位")
+    dealer = serializers.IntegerField(
+        allow_null=True, help_text="首局庄家的座位；开局时抽定则为 null"
+    )
+    dealer_drawn = serializers.BooleanField()
+    online = serializers.ListField(child=serializers.CharField(), help_text="在线的圈友")
+    seats = serializers.ListField(
+        child=SeatOutput(allow_null=True), help_text="每个座位一项，空座为 null"
+    )
 
 
 class RoomCreateInput(serializers.Serializer[None]):
     """Either ``template_id`` (``settings`` then override some values) or ``variant``."""
 
     template_id = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
-    variant = serializers.CharField(max_length=40, required=False)
-    settings = serializers.DictField(required=False)
-    name = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
+    variant = variant_choice(required=False)
+    settings = VariantSettingsInputField(required=False, help_text=SETTINGS_HELP)
+    name = serializers.CharField(
+        max_length=room_rules.NAME_MAX, required=False, allow_blank=True, default=""
+    )
     allow_spectators = serializers.BooleanField(required=False, default=True)
 
 
@@ -195,7 +258,23 @@ class ReadyInput(serializers.Serializer[None]):
     ready = serializers.BooleanField()
 
 
+class SettingOutput(serializers.Serializer[dict[str, Any]]):
+    """One setting of a variant, as forms show it."""
+
+    name = serializers.CharField(help_text="设置项的键")
+    # The key is "label"; the serializer's metaclass takes the field out of the class.
+    label = serializers.CharField()  # type: ignore[assignment]
+    kind = serializers.ChoiceField(choices=["int", "bool", "choice"])
+    default = serializers.JSONField()
+    description = serializers.CharField()
+    choices = serializers.ListField(child=serializers.JSONField(), required=False)
+    choice_labels = serializers.ListField(child=serializers.CharField(), required=False)
+    rulings = serializers.ListField(child=serializers.CharField(), required=False)
+    minimum = serializers.IntegerField(required=False)
+    maximum = serializers.IntegerField(required=False)
+
+
 class VariantOutput(serializers.Serializer[dict[str, Any]]):
-    id = serializers.CharField()
+    id = serializers.ChoiceField(choices=PLAYER_VARIANTS)
     name = serializers.CharField()
-    settings = serializers.ListField(child=serializers.DictField())
+    settings = SettingOutput(many=True)

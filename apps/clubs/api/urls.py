@@ -25,6 +25,11 @@ urlpatterns = [
     ),
     path("join-requests/", v.JoinRequestCreateView.as_view(), name="api-join-requests"),
     path(
+        "join-requests/<dbid:request_id>/",
+        v.JoinRequestDetailView.as_view(),
+        name="api-join-request",
+    ),
+    path(
         "join-requests/<dbid:request_id>/approve/",
         v.JoinRequestDecisionView.as_view(decision="approve"),
         name="api-join-request-approve",

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
-from rest_framework import exceptions, serializers, status
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -13,7 +15,7 @@ from apps.accounts.models import User
 from apps.core.auth import AuthenticatedRequest
 
 from .. import selectors
-from ..errors import ActionForbidden, ClubNotFound, InvalidInputError
+from ..errors import ClubNotFound
 from ..models import Club, JoinRequest, Membership, Room
 from ..services import clubs as club_services
 from ..services import members as member_services
@@ -21,17 +23,21 @@ from ..services import rooms as room_services
 from ..services import templates as template_services
 from . import serializers as s
 
+LOCATION = OpenApiParameter(
+    "Location", str, OpenApiParameter.HEADER, response=[201], required=True,
+    description="新建对象的地址",
+)
+
+
+def created(request: Request, data: Any, url_name: str, **kwargs: Any) -> Response:
+    """201 with the new object and its address in ``Location``."""
+    location = request.build_absolute_uri(reverse(url_name, kwargs=kwargs))
+    return Response(data, status=status.HTTP_201_CREATED, headers={"Location": location})
+
 
 class ServiceAPIView(APIView):
-    """An API view that turns service errors into 400/403 responses with Chinese messages."""
-
-    def handle_exception(self, exc: Exception) -> Response:
-        """Map :class:`InvalidInputError` to 400 and :class:`ActionForbidden` to 403."""
-        if isinstance(exc, InvalidInputError):
-            exc = exceptions.ValidationError(exc.errors)
-        elif isinstance(exc, ActionForbidden):
-            exc = exceptions.PermissionDenied(exc.message)
-        return super().handle_exception(exc)
+    """An API view of the clubs app. Service errors become 400/403/404 answers with their
+    Chinese messages in :mod:`apps.core.api_errors` (the API's exception handler)."""
 
     @staticmethod
     def valid(serializer_class: type[serializers.Serializer[Any]], data: Any, **kw: Any) -> Any:
@@ -71,16 +77,19 @@ class ClubListView(ServiceAPIView):
         clubs = selectors.club_list_for_user(user=request.user)
         return Response([_club_output(club, request.user) for club in clubs])
 
-    @extend_schema(request=s.ClubCreateInput, responses={201: s.ClubOutput}, summary="创建亲友圈")
+    @extend_schema(request=s.ClubCreateInput, responses={201: s.ClubOutput},
+                   parameters=[LOCATION], summary="创建亲友圈")
     def post(self, request: AuthenticatedRequest) -> Response:
         data = self.valid(s.ClubCreateInput, request.data)
         club = club_services.club_create(owner=request.user, **data)
-        return Response(_club_output(club, request.user), status=status.HTTP_201_CREATED)
+        return created(request, _club_output(club, request.user), "api-club", club_id=club.pk)
 
 
 class ClubSearchView(ServiceAPIView):
     @extend_schema(
-        parameters=[s.ClubSearchInput], responses=s.ClubPublicOutput, summary="按圈号或邀请码查找"
+        parameters=[s.ClubSearchInput],
+        responses={200: s.ClubPublicOutput, 404: OpenApiResponse(description="没有找到该亲友圈")},
+        summary="按圈号或邀请码查找（二选一）",
     )
     def get(self, request: AuthenticatedRequest) -> Response:
         data = self.valid(s.ClubSearchInput, request.query_params)
@@ -174,12 +183,12 @@ class ClubJoinRequestListView(ServiceAPIView):
 
 class JoinRequestCreateView(ServiceAPIView):
     @extend_schema(
-        request=s.JoinRequestInput, responses={201: s.JoinRequestOutput}, summary="申请入圈"
+        request=s.JoinRequestInput,
+        responses={201: s.JoinRequestOutput, 404: OpenApiResponse(description="没有找到该亲友圈")},
+        parameters=[LOCATION], summary="申请入圈（圈号或邀请码二选一）",
     )
     def post(self, request: AuthenticatedRequest) -> Response:
         data = self.valid(s.JoinRequestInput, request.data)
-        if "club_id" not in data and not data.get("invite_code"):
-            raise InvalidInputError({"club_id": "请填写圈号或邀请码"})
         club = selectors.club_find(
             club_id=data.get("club_id"), invite_code=data.get("invite_code", "")
         )
@@ -188,7 +197,8 @@ class JoinRequestCreateView(ServiceAPIView):
         join_request = member_services.join_request_create(
             club=club, user=request.user, message=data["message"]
         )
-        return Response(s.JoinRequestOutput(join_request).data, status=status.HTTP_201_CREATED)
+        return created(request, s.JoinRequestOutput(join_request).data, "api-join-request",
+                       request_id=join_request.pk)
 
 
 def _join_request(request_id: int) -> JoinRequest:
@@ -198,8 +208,17 @@ def _join_request(request_id: int) -> JoinRequest:
     return join_request
 
 
+class JoinRequestDetailView(ServiceAPIView):
+    @extend_schema(responses=s.JoinRequestOutput, summary="入圈申请（申请人或圈主、管理员可见）")
+    def get(self, request: AuthenticatedRequest, request_id: int) -> Response:
+        join_request = selectors.join_request_get_for_viewer(
+            request_id=request_id, viewer=request.user
+        )
+        return Response(s.JoinRequestOutput(join_request).data)
+
+
 class JoinRequestDecisionView(ServiceAPIView):
-    """``approve`` or ``reject`` a pending request (owner or admin of its club)."""
+    """通过或拒绝一份待审核的入圈申请（圈主或管理员）。"""
 
     decision = "approve"
 
@@ -234,13 +253,15 @@ class TemplateListView(ServiceAPIView):
         return Response(s.TemplateOutput(templates, many=True).data)
 
     @extend_schema(
-        request=s.TemplateCreateInput, responses={201: s.TemplateOutput}, summary="新建规则模板"
+        request=s.TemplateCreateInput, responses={201: s.TemplateOutput},
+        parameters=[LOCATION], summary="新建规则模板",
     )
     def post(self, request: AuthenticatedRequest, club_id: int) -> Response:
         club = self.club(club_id)
         data = self.valid(s.TemplateCreateInput, request.data)
         template = template_services.rule_template_create(club=club, actor=request.user, **data)
-        return Response(s.TemplateOutput(template).data, status=status.HTTP_201_CREATED)
+        return created(request, s.TemplateOutput(template).data, "api-template",
+                       club_id=club.pk, template_id=template.pk)
 
 
 class TemplateDetailView(ServiceAPIView):
@@ -273,7 +294,8 @@ class RoomListView(ServiceAPIView):
         rooms = selectors.room_list_open(club=self.club(club_id))
         return Response([selectors.lobby_state(room) for room in rooms])
 
-    @extend_schema(request=s.RoomCreateInput, responses={201: s.LobbyOutput}, summary="开房间")
+    @extend_schema(request=s.RoomCreateInput, responses={201: s.LobbyOutput},
+                   parameters=[LOCATION], summary="开房间")
     def post(self, request: AuthenticatedRequest, club_id: int) -> Response:
         club = self.club(club_id)
         data = self.valid(s.RoomCreateInput, request.data)
@@ -284,7 +306,7 @@ class RoomListView(ServiceAPIView):
             else None
         )
         room = room_services.room_create(club=club, actor=request.user, template=template, **data)
-        return Response(selectors.lobby_state(room), status=status.HTTP_201_CREATED)
+        return created(request, selectors.lobby_state(room), "api-room", code=room.code)
 
 
 class RoomView(ServiceAPIView):

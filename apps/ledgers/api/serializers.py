@@ -6,7 +6,11 @@ from typing import Any
 
 from rest_framework import serializers
 
+from apps.core.query import PagedQueryInput, QueryInput
+from majiang.variants import player_variants
+
 from ..models import LedgerEntry
+from ..services import MAX_ADJUSTMENT_POINTS
 
 
 class LedgerEntryOutput(serializers.ModelSerializer[LedgerEntry]):
@@ -29,16 +33,55 @@ class LedgerEntryOutput(serializers.ModelSerializer[LedgerEntry]):
 MAX_DB_ID = 10**18
 
 
-class LedgerFilterInput(serializers.Serializer[None]):
-    start = serializers.DateField(required=False, help_text="起始日期（含）")
+PLAYER_VARIANTS = [(variant.id, variant.name) for variant in player_variants()]
+
+
+class DateRangeInput(QueryInput):
+    """A date range (inclusive, in the club's time zone); the end not before the start."""
+
+    start = serializers.DateField(required=False, help_text="起始日期（含），如 2026-01-31")
     end = serializers.DateField(required=False, help_text="截止日期（含）")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        start, end = attrs.get("start"), attrs.get("end")
+        if start is not None and end is not None and end < start:
+            raise serializers.ValidationError({"end": "截止日期不能早于起始日期"})
+        return attrs
+
+
+class LedgerFilterInput(DateRangeInput):
     member = serializers.IntegerField(
         required=False, min_value=1, max_value=MAX_DB_ID, help_text="成员用户编号"
     )
     room = serializers.IntegerField(
         required=False, min_value=1, max_value=MAX_DB_ID, help_text="房间编号"
     )
-    variant = serializers.CharField(required=False, allow_blank=True, help_text="玩法")
+    variant = serializers.ChoiceField(
+        choices=PLAYER_VARIANTS, required=False, allow_blank=True, help_text="玩法",
+        error_messages={"invalid_choice": "没有这个玩法"},
+    )
+
+
+class PagedLedgerFilterInput(LedgerFilterInput):
+    also_allowed = PagedQueryInput.also_allowed
+
+
+class MyMatchFilterInput(DateRangeInput):
+    also_allowed = PagedQueryInput.also_allowed
+
+    club = serializers.IntegerField(
+        required=False, min_value=1, max_value=MAX_DB_ID, help_text="亲友圈编号"
+    )
+    variant = serializers.ChoiceField(
+        choices=PLAYER_VARIANTS, required=False, allow_blank=True, help_text="玩法",
+        error_messages={"invalid_choice": "没有这个玩法"},
+    )
+
+
+class ShareInput(QueryInput):
+    share = serializers.CharField(
+        required=False, allow_blank=True, max_length=200, help_text="回放分享链接的令牌"
+    )
 
 
 class MemberTotalOutput(serializers.Serializer[dict[str, Any]]):
@@ -67,12 +110,15 @@ class SummaryOutput(serializers.Serializer[dict[str, Any]]):
 
 
 class AdjustmentInput(serializers.Serializer[None]):
-    match = serializers.IntegerField(min_value=1)
-    payer = serializers.IntegerField(min_value=1, help_text="付方用户编号")
-    payee = serializers.IntegerField(min_value=1, help_text="收方用户编号")
-    points = serializers.IntegerField(min_value=1)
+    match = serializers.IntegerField(min_value=1, max_value=MAX_DB_ID)
+    payer = serializers.IntegerField(min_value=1, max_value=MAX_DB_ID, help_text="付方用户编号")
+    payee = serializers.IntegerField(min_value=1, max_value=MAX_DB_ID, help_text="收方用户编号")
+    points = serializers.IntegerField(min_value=1, max_value=MAX_ADJUSTMENT_POINTS)
     reason = serializers.CharField(max_length=200)
-    corrects = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    corrects = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, max_value=MAX_DB_ID,
+        help_text="被更正的账本记录编号",
+    )
 
 
 class HandResultOutput(serializers.Serializer[dict[str, Any]]):

@@ -7,6 +7,11 @@ from . import views as v
 urlpatterns = [
     path("mine/", v.MyMatchesView.as_view(), name="api-ledger-mine"),
     path("clubs/<dbid:club_id>/entries/", v.ClubEntriesView.as_view(), name="api-ledger-entries"),
+    path(
+        "clubs/<dbid:club_id>/entries/<dbid:entry_id>/",
+        v.ClubEntryView.as_view(),
+        name="api-ledger-entry",
+    ),
     path("clubs/<dbid:club_id>/summary/", v.ClubSummaryView.as_view(), name="api-ledger-summary"),
     path("clubs/<dbid:club_id>/export.csv", v.ClubExportView.as_view(), name="api-ledger-csv"),
     path(
