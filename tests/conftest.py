@@ -11,7 +11,6 @@ import pytest
 from channels.layers import channel_layers
 from django.conf import settings
 from django.core.cache import cache
-from django.db.backends.sqlite3.operations import DatabaseOperations
 from django.test import override_settings
 
 from apps.core.embedded_redis import embedded_redis
@@ -35,17 +34,23 @@ def _sqlite_flush_passes_the_ledger_triggers() -> Iterator[None]:
     """Between transactional tests Django empties SQLite tables with ``DELETE``, which the
     ledger's triggers refuse: the flush drops them and creates them again, in its own
     transaction (PostgreSQL's ``TRUNCATE`` passes row triggers by)."""
-    chain = import_module("apps.ledgers.migrations.0009_chain_constraints")
-    sql_flush = DatabaseOperations.sql_flush
+    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
+        yield
+        return
+    from django.db.backends.sqlite3.base import DatabaseWrapper
 
-    def flush(self: DatabaseOperations, style: Any, tables: Any, **kwargs: Any) -> list[str]:
+    chain = import_module("apps.ledgers.migrations.0009_chain_constraints")
+    operations = DatabaseWrapper.ops_class
+    sql_flush = operations.sql_flush
+
+    def flush(self: Any, style: Any, tables: Any, **kwargs: Any) -> list[str]:
         guarded = chain.sqlite_delete_triggers(list(tables))
         return [*(drop for _, drop in guarded), *sql_flush(self, style, tables, **kwargs),
                 *(create for create, _ in guarded)]
 
-    DatabaseOperations.sql_flush = flush  # type: ignore[method-assign]
+    operations.sql_flush = flush
     yield
-    DatabaseOperations.sql_flush = sql_flush  # type: ignore[method-assign]
+    operations.sql_flush = sql_flush
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -60,6 +60,7 @@ def drop_unique(model: type[models.Model], name: str) -> None:
     built again without it, as Django's SQLite schema editor rebuilds tables."""
     table = model._meta.db_table
     if connection.vendor == "postgresql":
+        sql("SET CONSTRAINTS ALL IMMEDIATE")  # no foreign-key checks pending: ALTER may run
         sql(f"ALTER TABLE {table} DROP CONSTRAINT {name}")
         return
     with connection.cursor() as cursor:
