@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 import random
+import threading
+import time
 from io import StringIO
 from typing import Any
+from unittest import mock
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -20,7 +23,14 @@ from django.test import override_settings
 from django.utils.crypto import salted_hmac
 
 from apps.ledgers import services
-from apps.ledgers.models import Checkout, HandResult, LedgerEntry, LedgerHead, MatchResult
+from apps.ledgers.models import (
+    Chain,
+    Checkout,
+    HandResult,
+    LedgerEntry,
+    LedgerHead,
+    MatchResult,
+)
 from apps.ledgers.signing import DEVELOPMENT_KEY
 from apps.matches.models import Hand
 
@@ -246,3 +256,40 @@ def test_the_upgrade_chains_the_rows_already_written() -> None:
     assert LedgerEntry.objects.get(pk=kept.pk).signature_valid()
     with pytest.raises(DatabaseError), transaction.atomic():  # the triggers are back
         sql("DELETE FROM ledgers_ledgerentry WHERE id = %s", [kept.pk])
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite runs one write at a time")
+@pytest.mark.django_db(transaction=True)
+def test_two_writes_of_one_club_at_once_take_the_next_two_places() -> None:
+    """Each write holds the club's head from reading it to writing it: the second waits,
+    then continues the chain (without the lock both would take the same ``seq``)."""
+    table = make_table("zigong")
+    play_hand(table.match.pk, random.Random(3))
+    before = LedgerHead.objects.get(club=table.club).seq
+    start, errors = threading.Barrier(2), []
+    chain_opened = Chain.__init__
+
+    def slow_chain(self: Chain, head: LedgerHead) -> None:
+        chain_opened(self, head)
+        time.sleep(0.5)  # both writers would have read the head by now, were it not locked
+
+    def write(points: int) -> None:
+        try:
+            start.wait()
+            adjust(table, points=points)
+        except Exception as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    with mock.patch.object(Chain, "__init__", slow_chain):
+        threads = [threading.Thread(target=write, args=(n,)) for n in (3, 4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert not errors
+    seqs = sorted(LedgerEntry.objects.filter(kind="adjustment").values_list("seq", flat=True))
+    assert seqs == [before + 1, before + 2]
+    ok, report = verify()
+    assert ok, report
