@@ -5,7 +5,9 @@ With no environment variables set this is a development setup: DEBUG on, SQLite 
 (``redis://127.0.0.1:6390/0``, see ``apps.core.embedded_redis``).
 
 Environment variables:
-    DEBUG, SECRET_KEY (required when DEBUG is off), ALLOWED_HOSTS, CSRF_TRUSTED_ORIGINS,
+    DEBUG, SECRET_KEY (required when DEBUG is off), LEDGER_SIGNING_KEY and
+    LEDGER_SIGNING_KEY_FALLBACKS (the ledger's own key, see ``apps.ledgers.signing``),
+    ALLOWED_HOSTS, CSRF_TRUSTED_ORIGINS,
     DATABASE_URL (e.g. ``postgres://user@host:5432/db``), REDIS_URL,
     SECURE_SSL_REDIRECT, SECURE_HSTS_SECONDS (HSTS preload only from a year), DATABASE_POOL_SIZE,
     TRUSTED_PROXIES (the reverse proxy's addresses), API_READS_PER_MINUTE,
@@ -25,6 +27,7 @@ from csp.constants import NONCE, NONE, SELF
 from redis.connection import parse_url as parse_redis_url
 
 from apps.core.embedded_redis import EMBEDDED_REDIS_URL
+from apps.ledgers.signing import DEVELOPMENT_KEY as DEVELOPMENT_LEDGER_KEY
 
 # Django's generic classes (ModelAdmin, ModelForm, CreateView ...) accept the type parameters
 # that django-stubs gives them: ModelAdmin[Club] at runtime as for mypy.
@@ -40,6 +43,11 @@ DEBUG = env.bool("DEBUG", default=True)
 SECRET_KEY = env("SECRET_KEY") if not DEBUG else env(
     "SECRET_KEY", default="django-insecure-dev-only-key-do-not-use-in-production"
 )
+# Ledger rows are signed with a key of their own, so that rotating SECRET_KEY leaves them
+# valid; the fallbacks verify rows signed before a rotation of this key. The development
+# default is refused when DEBUG is off (apps.ledgers.checks).
+LEDGER_SIGNING_KEY = env("LEDGER_SIGNING_KEY", default=DEVELOPMENT_LEDGER_KEY)
+LEDGER_SIGNING_KEY_FALLBACKS = env.list("LEDGER_SIGNING_KEY_FALLBACKS", default=[])
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 

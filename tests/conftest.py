@@ -4,6 +4,8 @@ import copy
 import gc
 import os
 from collections.abc import Iterator
+from importlib import import_module
+from typing import Any
 
 import pytest
 from channels.layers import channel_layers
@@ -25,6 +27,30 @@ def pytest_configure(config: pytest.Config) -> None:
     use the pool as in production.
     """
     settings.DATABASES["default"].get("OPTIONS", {}).pop("pool", None)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _sqlite_flush_passes_the_ledger_triggers() -> Iterator[None]:
+    """Between transactional tests Django empties SQLite tables with ``DELETE``, which the
+    ledger's triggers refuse: the flush drops them and creates them again, in its own
+    transaction (PostgreSQL's ``TRUNCATE`` passes row triggers by)."""
+    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
+        yield
+        return
+    from django.db.backends.sqlite3.base import DatabaseWrapper
+
+    chain = import_module("apps.ledgers.migrations.0009_chain_constraints")
+    operations = DatabaseWrapper.ops_class
+    sql_flush = operations.sql_flush
+
+    def flush(self: Any, style: Any, tables: Any, **kwargs: Any) -> list[str]:
+        guarded = chain.sqlite_delete_triggers(list(tables))
+        return [*(drop for _, drop in guarded), *sql_flush(self, style, tables, **kwargs),
+                *(create for create, _ in guarded)]
+
+    operations.sql_flush = flush
+    yield
+    operations.sql_flush = sql_flush
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -10,5 +10,6 @@ class LedgersConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """Connect the receivers that post settled hands and finished matches."""
-        from . import receivers  # noqa: F401, PLC0415  (connects on import)
+        """Connect the receivers that post settled hands and finished matches; register
+        the ledger key's system check."""
+        from . import checks, receivers  # noqa: F401, PLC0415  (connect on import)

@@ -9,25 +9,30 @@ Four kinds of rows, all append-only (:class:`AppendOnlyModel`):
 - :class:`MatchResult`: one seat's net result of a finished match (and 大赢家).
 - :class:`Checkout`: 结账, the owner's mark that the club's balances up to a time are paid.
 
-Every row carries ``signature``: an HMAC (keyed by ``SECRET_KEY``) of its content, so that
-``manage.py ledger_verify`` finds a row changed behind the ORM's back. The ORM refuses
-updates and deletes; the admin is read-only; database triggers (migration 0002) refuse
-``UPDATE`` and ``DELETE`` on SQLite and PostgreSQL alike.
+Each club's rows of all four kinds form one chain: row ``seq`` (1, 2, 3 … per club) is
+signed together with ``prev_signature``, the signature of row ``seq - 1``, and the club's
+:class:`LedgerHead` holds the last ``seq`` and signature, signed too. So
+``manage.py ledger_verify`` finds a row changed, deleted, duplicated, reordered or slipped
+in behind the ORM's back, not only an edited one. Signatures are HMACs under
+``LEDGER_SIGNING_KEY`` (:mod:`apps.ledgers.signing`). The ORM refuses updates and deletes;
+the admin is read-only; database triggers refuse ``UPDATE`` and ``DELETE`` on SQLite and
+PostgreSQL alike (migrations 0002, 0009).
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, date, datetime
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, TypeVar
 
 from django.conf import settings as django_settings
-from django.db import DEFAULT_DB_ALIAS, connections, models, router
+from django.db import DEFAULT_DB_ALIAS, connections, models, router, transaction
 from django.db.models import F, Q
-from django.utils.crypto import constant_time_compare, salted_hmac
+
+from .signing import head_message, ledger_sign, ledger_signed, row_message
 
 USER_MODEL = django_settings.AUTH_USER_MODEL
-SIGNATURE_SALT = "apps.ledgers.row"
 
 
 class AppendOnlyError(Exception):
@@ -38,12 +43,11 @@ class AppendOnlyQuerySet(models.QuerySet[Any]):
     """A queryset that can read and insert, never update or delete."""
 
     def bulk_create(self, objs: Any, *args: Any, **kwargs: Any) -> list[Any]:
-        """Insert new rows, each signed as :meth:`AppendOnlyModel.save` would."""
-        objs = list(objs)
-        for obj in objs:
-            if not obj._state.adding:
-                raise AppendOnlyError("账本记录不可修改")
-            obj.signature = obj.compute_signature()
+        """Insert new rows, each chained and signed as :meth:`AppendOnlyModel.save` would."""
+        objs = _new_rows(objs)
+        for club_id in dict.fromkeys(obj.club_id for obj in objs):
+            with ledger_chain(club_id) as chain:
+                chain.link([obj for obj in objs if obj.club_id == club_id])
         return super().bulk_create(objs, *args, **kwargs)
 
     def update(self, **kwargs: Any) -> int:
@@ -63,9 +67,26 @@ class AppendOnlyQuerySet(models.QuerySet[Any]):
         raise AppendOnlyError("账本记录不可修改")
 
 
-class AppendOnlyModel(models.Model):
-    """A row that is written once, signed, and then only read."""
+R = TypeVar("R", bound="AppendOnlyModel")
 
+
+def _new_rows(objs: Any) -> list[Any]:
+    """``objs`` as a list, refused if any is already stored (checked before the chain's
+    head is locked, so a refusal leaves the transaction usable)."""
+    rows = list(objs)
+    if any(not obj._state.adding for obj in rows):
+        raise AppendOnlyError("账本记录不可修改")
+    return rows
+
+
+class AppendOnlyModel(models.Model):
+    """A row that is written once, chained and signed, and then only read."""
+
+    club = models.ForeignKey(
+        "clubs.Club", on_delete=models.PROTECT, related_name="+", verbose_name="亲友圈"
+    )
+    seq = models.PositiveBigIntegerField("链序号", editable=False)
+    prev_signature = models.CharField("上一行签名", max_length=64, blank=True, editable=False)
     signature = models.CharField("签名", max_length=64, editable=False)
     created_at = models.DateTimeField("写入时间", auto_now_add=True)
 
@@ -76,37 +97,40 @@ class AppendOnlyModel(models.Model):
         abstract = True
 
     def save(self, *args: Any, **kwargs: Any) -> None:
-        """Insert a new row (signed); refuse to save one that already exists."""
+        """Insert a new row (chained, signed); refuse to save one that already exists."""
         if not self._state.adding:
             raise AppendOnlyError("账本记录不可修改")
-        self.signature = self.compute_signature()
         kwargs["force_insert"] = True
-        super().save(*args, **kwargs)
+        with ledger_chain(self.club_id) as chain:
+            chain.link([self])
+            super().save(*args, **kwargs)
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         """Refused: ledger rows are never deleted."""
         raise AppendOnlyError("账本记录不可删除")
 
     @classmethod
-    def insert_signed(cls, objs: list[Self]) -> list[Self]:
-        """Insert new rows, each signed, in one statement, and set their keys.
+    def insert_signed(cls, objs: list[R], chain: Chain | None = None) -> list[R]:
+        """Insert new rows of one club, chained and signed, in one statement; set their keys.
 
         What ``bulk_create`` does, without compiling a new query each time: a hand's
         end posts two such batches while the match's row is locked, and the ORM's query
         compilation was most of their cost. Values pass through each field's
         ``get_db_prep_save`` as the ORM's would; ``tests/ledgers/test_posting.py`` checks
-        the rows against :meth:`bulk_create`'s.
+        the rows against :meth:`bulk_create`'s. Both batches of a hand's end pass the
+        same ``chain``, so the club's head is locked and written once.
         """
-        if not objs:
+        if not _new_rows(objs):
             return objs
+        if chain is None:
+            with ledger_chain(objs[0].club_id) as own:
+                return cls.insert_signed(objs, own)
+        chain.link(objs)
         alias = router.db_for_write(cls) or DEFAULT_DB_ALIAS
         model, connection = cls, connections[alias]
         fields = [f for f in model._meta.concrete_fields if not f.primary_key]
         params: list[Any] = []
         for obj in objs:
-            if not obj._state.adding:
-                raise AppendOnlyError("账本记录不可修改")
-            obj.signature = obj.compute_signature()
             params.extend(f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields)
         pk = model._meta.pk
         assert pk is not None and pk.column is not None
@@ -127,19 +151,85 @@ class AppendOnlyModel(models.Model):
         return objs
 
     def signed_content(self) -> str:
-        """The canonical text the signature covers."""
+        """The canonical text the signature covers: the row's table, its place in the
+        club's chain and its content."""
         values = {name: _plain(getattr(self, _attname(self, name))) for name in self.SIGNED_FIELDS}
-        return json.dumps(values, sort_keys=True, ensure_ascii=False)
+        return row_message(self._meta.model_name or "", self.seq, self.prev_signature, values)
 
     def compute_signature(self) -> str:
-        """HMAC-SHA256 of :meth:`signed_content`, keyed by ``SECRET_KEY``."""
-        return salted_hmac(
-            SIGNATURE_SALT, self.signed_content(), algorithm="sha256"
-        ).hexdigest()
+        """HMAC-SHA256 of :meth:`signed_content` under the current ledger key."""
+        return ledger_sign(self.signed_content())
 
     def signature_valid(self) -> bool:
-        """Whether the stored signature matches the row's content."""
-        return constant_time_compare(self.signature, self.compute_signature())
+        """Whether the stored signature matches the row's content and place, under the
+        ledger key or one of its fallbacks."""
+        return ledger_signed(self.signed_content(), self.signature)
+
+
+class LedgerHead(models.Model):
+    """The end of a club's chain: the ``seq`` and signature of its last row, signed.
+
+    Every write to the club's ledger locks this row (``select_for_update``), so rows get
+    their ``seq`` one after another however many hands of the club end at once; the
+    unique ``(club, seq)`` of each table backs this up. Without it a deleted last row
+    would leave a chain that still verifies.
+    """
+
+    club = models.OneToOneField(
+        "clubs.Club", on_delete=models.PROTECT, related_name="+", verbose_name="亲友圈"
+    )
+    seq = models.PositiveBigIntegerField("末行序号", default=0)
+    last = models.CharField("末行签名", max_length=64, blank=True)
+    signature = models.CharField("签名", max_length=64, blank=True)
+    updated_at = models.DateTimeField("更新时间", auto_now=True)
+
+    class Meta:
+        verbose_name = "账本链头"
+        verbose_name_plural = "账本链头"
+
+    def __str__(self) -> str:
+        return f"账本链头 第{self.seq}条"
+
+    def signed_content(self) -> str:
+        """What the head's signature covers."""
+        return head_message(self.club_id, self.seq, self.last)
+
+    def signature_valid(self) -> bool:
+        """Whether the head is as the ledger last wrote it (under the key or a fallback)."""
+        return ledger_signed(self.signed_content(), self.signature)
+
+
+class Chain:
+    """A club's chain, its head locked for the current transaction."""
+
+    def __init__(self, head: LedgerHead) -> None:
+        self.head = head
+
+    def link(self, objs: list[R]) -> list[R]:
+        """Give each new row the next ``seq`` and the signature before it, and sign it."""
+        head = self.head
+        for obj in objs:
+            if obj.club_id != head.club_id:
+                raise ValueError("rows of another club's chain")
+            head.seq += 1
+            obj.seq, obj.prev_signature = head.seq, head.last
+            obj.signature = obj.compute_signature()
+            head.last = obj.signature
+        return objs
+
+
+@contextmanager
+def ledger_chain(club_id: int) -> Iterator[Chain]:
+    """Lock the club's chain head (creating it for the club's first row), let the block
+    link rows to it, then write the new head, all in the current transaction."""
+    with transaction.atomic(savepoint=False):
+        head = LedgerHead.objects.select_for_update().filter(club_id=club_id).first()
+        if head is None:
+            LedgerHead.objects.bulk_create([LedgerHead(club_id=club_id)], ignore_conflicts=True)
+            head = LedgerHead.objects.select_for_update().get(club_id=club_id)
+        yield Chain(head)
+        head.signature = ledger_sign(head.signed_content())
+        head.save(update_fields=["seq", "last", "signature", "updated_at"])
 
 
 def _attname(obj: models.Model, name: str) -> str:
@@ -164,9 +254,6 @@ class LedgerEntry(AppendOnlyModel):
         ADJUSTMENT = "adjustment", "调账"
 
     kind = models.CharField("类型", max_length=10, choices=Kind.choices)
-    club = models.ForeignKey(
-        "clubs.Club", on_delete=models.PROTECT, related_name="+", verbose_name="亲友圈"
-    )
     room = models.ForeignKey(
         "clubs.Room", on_delete=models.PROTECT, related_name="+", verbose_name="房间"
     )
@@ -222,6 +309,7 @@ class LedgerEntry(AppendOnlyModel):
             models.UniqueConstraint(
                 fields=["hand", "line_no"], name="ledger_one_row_per_settlement_line"
             ),
+            models.UniqueConstraint(fields=["club", "seq"], name="ledger_entry_chain_seq"),
             models.CheckConstraint(
                 condition=Q(amount=F("points") * F("base_stake")),
                 name="ledger_amount_is_points_x_stake",
@@ -248,9 +336,6 @@ class LedgerEntry(AppendOnlyModel):
 class HandResult(AppendOnlyModel):
     """One seat's net result of a settled hand."""
 
-    club = models.ForeignKey(
-        "clubs.Club", on_delete=models.PROTECT, related_name="+", verbose_name="亲友圈"
-    )
     room = models.ForeignKey(
         "clubs.Room", on_delete=models.PROTECT, related_name="+", verbose_name="房间"
     )
@@ -282,6 +367,7 @@ class HandResult(AppendOnlyModel):
         indexes = (models.Index(fields=["club", "occurred_at"]),)
         constraints = (
             models.UniqueConstraint(fields=["hand", "seat"], name="ledger_one_result_per_seat"),
+            models.UniqueConstraint(fields=["club", "seq"], name="ledger_hand_result_chain_seq"),
         )
 
     def __str__(self) -> str:
@@ -291,9 +377,6 @@ class HandResult(AppendOnlyModel):
 class MatchResult(AppendOnlyModel):
     """One seat's net result of a finished (or dissolved) match."""
 
-    club = models.ForeignKey(
-        "clubs.Club", on_delete=models.PROTECT, related_name="+", verbose_name="亲友圈"
-    )
     room = models.ForeignKey(
         "clubs.Room", on_delete=models.PROTECT, related_name="+", verbose_name="房间"
     )
@@ -324,6 +407,7 @@ class MatchResult(AppendOnlyModel):
             models.UniqueConstraint(
                 fields=["match", "seat"], name="ledger_one_match_result_per_seat"
             ),
+            models.UniqueConstraint(fields=["club", "seq"], name="ledger_match_result_chain_seq"),
         )
 
     def __str__(self) -> str:
@@ -340,9 +424,6 @@ class Checkout(AppendOnlyModel):
     结账 per club), so a double submit or two owners at once cannot both write.
     """
 
-    club = models.ForeignKey(
-        "clubs.Club", on_delete=models.PROTECT, related_name="+", verbose_name="亲友圈"
-    )
     previous = models.OneToOneField(
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="next",
         verbose_name="上次结账",
@@ -371,6 +452,7 @@ class Checkout(AppendOnlyModel):
                 fields=["club"], condition=Q(previous__isnull=True),
                 name="ledger_one_first_checkout_per_club",
             ),
+            models.UniqueConstraint(fields=["club", "seq"], name="ledger_checkout_chain_seq"),
         )
 
     def __str__(self) -> str:

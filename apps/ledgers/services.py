@@ -33,7 +33,14 @@ from .errors import (
     LedgerMismatchError,
     RequestKeyReusedError,
 )
-from .models import AdjustmentReceipt, Checkout, HandResult, LedgerEntry, MatchResult
+from .models import (
+    AdjustmentReceipt,
+    Checkout,
+    HandResult,
+    LedgerEntry,
+    MatchResult,
+    ledger_chain,
+)
 from .recompute import hand_recompute, lines_as_json
 from .selectors import base_stake, checkout_compute, ledger_access, match_table
 
@@ -78,23 +85,24 @@ def ledger_hand_post(
             "club_id": match.club_id, "room_id": match.room_id, "match_id": match.pk,
             "variant": match.variant, "occurred_at": hand.ended_at,
         }
-        entries = LedgerEntry.insert_signed([
-            LedgerEntry(
-                kind=LedgerEntry.Kind.SETTLEMENT, hand=hand, line_no=line_no,
-                payer_id=users[line.payer], payee_id=users[line.payee],
-                payer_seat=line.payer, payee_seat=line.payee, category=line.category,
-                points=line.points, base_stake=stake, amount=line.points * stake,
-                ruling=line.ruling, note=line.note, **common,
-            )
-            for line_no, line in enumerate(recomputed.lines, start=1)
-        ])
-        HandResult.insert_signed([
-            HandResult(
-                hand=hand, user_id=users[seat], seat=seat, points=points,
-                amount=points * stake, won=seat in recomputed.winners, **common,
-            )
-            for seat, points in enumerate(recomputed.totals)
-        ])
+        with ledger_chain(match.club_id) as chain:
+            entries = LedgerEntry.insert_signed([
+                LedgerEntry(
+                    kind=LedgerEntry.Kind.SETTLEMENT, hand=hand, line_no=line_no,
+                    payer_id=users[line.payer], payee_id=users[line.payee],
+                    payer_seat=line.payer, payee_seat=line.payee, category=line.category,
+                    points=line.points, base_stake=stake, amount=line.points * stake,
+                    ruling=line.ruling, note=line.note, **common,
+                )
+                for line_no, line in enumerate(recomputed.lines, start=1)
+            ], chain)
+            HandResult.insert_signed([
+                HandResult(
+                    hand=hand, user_id=users[seat], seat=seat, points=points,
+                    amount=points * stake, won=seat in recomputed.winners, **common,
+                )
+                for seat, points in enumerate(recomputed.totals)
+            ], chain)
     return entries
 
 
@@ -131,18 +139,16 @@ def ledger_match_post(*, match: Match) -> list[MatchResult]:
                 f"match #{match.pk}: 总分 {list(match.totals)} 与账本 {totals} 不一致"
             )
         top = max(totals) if totals else 0
-        results = []
-        for seat, points in enumerate(totals):
-            result = MatchResult(
+        return MatchResult.insert_signed([
+            MatchResult(
                 club_id=match.club_id, room_id=match.room_id, match=match,
                 variant=match.variant, user_id=users[seat], seat=seat, points=points,
                 amount=points * stake, hands_played=match.hands_played,
                 big_winner=top > 0 and points == top,
                 occurred_at=match.finished_at or timezone.now(),
             )
-            result.save()
-            results.append(result)
-    return results
+            for seat, points in enumerate(totals)
+        ])
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,23 +1,35 @@
 """The ledger check behind ``manage.py ledger_verify``.
 
-For every settled hand it deals the hand again from its seed, applies the actions of the
-match's event log, settles it with the rules package and compares the result with the
-ledger, line by line and seat by seat. It also checks every row's signature (结账 rows
-included), that every
-hand and every match sums to zero, and that each finished match's results agree with its
-hands. Each problem names the row it concerns.
+Each club's chain first: rows ``1 … n`` of all four tables, each signed over its content,
+its ``seq`` and the signature before it, ending where the club's signed head says. So a
+row edited, deleted (缺失, 末尾缺失), copied (重复), moved (顺序不符) or slipped in (签名不符,
+链头之后多出) is reported, not only an edited one. Then for every settled hand it deals the
+hand again from its seed, applies the actions of the match's event log, settles it with the
+rules package and compares the result with the hand's stored settlement (what pages and
+the API show) and with the ledger, line by line and seat by seat. Each 调账 is checked
+against its match (seats, players, 底注), every hand and match sums to zero, and each
+finished match's results agree with its hands and its totals. Each problem names the club
+or row it concerns.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import heapq
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import groupby, zip_longest
+from typing import Any
 
-from apps.matches.models import Hand, Match
+from apps.clubs.models import Club
+from apps.matches.models import Hand, Match, MatchPlayer
 from apps.matches.state import round_rebuild
+from majiang.settlement import line_with_kind
 
-from .models import AppendOnlyModel, Checkout, HandResult, LedgerEntry, MatchResult
+from .models import AppendOnlyModel, Checkout, HandResult, LedgerEntry, LedgerHead, MatchResult
+from .recompute import lines_as_json
 from .selectors import base_stake
+
+CHAINED: tuple[type[AppendOnlyModel], ...] = (LedgerEntry, HandResult, MatchResult, Checkout)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,12 +47,107 @@ def _row(obj: AppendOnlyModel) -> str:
     return f"{obj._meta.model_name} #{obj.pk}"
 
 
-def verify_signatures() -> Iterator[Problem]:
-    """Rows whose content no longer matches their signature (edited behind the ORM)."""
-    for model in (LedgerEntry, HandResult, MatchResult, Checkout):
-        for obj in model.objects.order_by("pk").iterator():
+def _club(club_id: int, names: dict[int, str]) -> str:
+    return f"亲友圈「{names.get(club_id, '?')}」(#{club_id})"
+
+
+def _seats(first: int, last: int) -> str:
+    return f"第{first}条" if first == last else f"第{first}–{last}条"
+
+
+def _chain_rows(club_id: int) -> Iterator[AppendOnlyModel]:
+    """The club's rows of every table, in ``seq`` order (ties by table, then id)."""
+    def rows(order: int, model: type[AppendOnlyModel]) -> Iterator[tuple[Any, ...]]:
+        for obj in model.objects.filter(club_id=club_id).order_by("seq", "pk").iterator():
+            yield obj.seq, order, obj.pk, obj
+
+    merged = heapq.merge(*(rows(order, model) for order, model in enumerate(CHAINED)))
+    return (obj for *_, obj in merged)
+
+
+def verify_chain(club_id: int, head: LedgerHead | None, names: dict[int, str]) -> Iterator[
+    Problem
+]:
+    """One club's chain: numbered 1 … n without gap or repeat, each row signed and linked
+    to the row before, the last one the signed head's."""
+    club = _club(club_id, names)
+
+    def where(obj: AppendOnlyModel) -> str:
+        return f"{club} 第{obj.seq}条 {_row(obj)}"
+
+    expected, previous = 1, ""
+    for seq, group in groupby(_chain_rows(club_id), key=lambda obj: obj.seq):
+        rows = list(group)
+        if len(rows) > 1:
+            yield Problem(club, f"第{seq}条重复: {'、'.join(_row(obj) for obj in rows)}")
+        linked = [obj for obj in rows if obj.prev_signature == previous]
+        row = (linked or rows)[0]
+        if seq > expected:
+            yield Problem(club, f"{_seats(expected, seq - 1)}缺失")
+        elif not linked:
+            yield Problem(where(row), f"顺序不符: 不接在第{seq - 1}条之后")
+        for obj in rows:
             if not obj.signature_valid():
-                yield Problem(_row(obj), "签名不符: 该行在写入后被改动")
+                yield Problem(where(obj), "签名不符: 该行在写入后被改动，或不是用本账本的密钥签名")
+        expected, previous = seq + 1, row.signature
+    last = expected - 1
+    if head is None:
+        if last:
+            yield Problem(club, f"缺少链头: 账本有{last}条")
+        return
+    if not head.signature_valid():
+        yield Problem(club, "链头签名不符: 链头在写入后被改动")
+    if head.seq > last:
+        yield Problem(club, f"末尾缺失: 链头记到第{head.seq}条，账本只到第{last}条")
+    elif head.seq < last:
+        yield Problem(club, f"链头之后多出{_seats(head.seq + 1, last)}")
+    elif head.last != previous:
+        yield Problem(club, f"第{last}条与链头不符")
+
+
+def verify_chains() -> Iterator[Problem]:
+    """Every club's chain (:func:`verify_chain`), and every club with rows has a head."""
+    heads = {head.club_id: head for head in LedgerHead.objects.all()}
+    club_ids = set(heads)
+    for model in CHAINED:
+        club_ids.update(model.objects.values_list("club_id", flat=True).distinct())
+    names = {pk: club.name for pk, club in Club.objects.in_bulk(club_ids).items()}
+    for club_id in sorted(club_ids):
+        yield from verify_chain(club_id, heads.get(club_id), names)
+
+
+def _line(payer: int, payee: int, category: str, points: int, ruling: str) -> str:
+    return f"座位{payer}付座位{payee} {category} {points}分 ({ruling})"
+
+
+def verify_settlement(hand: Hand, lines: Sequence[Mapping[str, Any]], totals: tuple[int, ...],
+                      entries: Iterable[LedgerEntry], results: Iterable[HandResult]) -> Iterator[
+    Problem
+]:
+    """The hand's stored settlement (what its pages and the API show) against the
+    recomputed ``lines`` and ``totals``, and against its ledger rows."""
+    where = f"hand #{hand.pk} (match #{hand.match_id} 第{hand.number}局)"
+    stored = hand.settlement or {}
+    stored_lines = [line_with_kind(line) for line in stored.get("lines", [])]
+    if stored_lines != lines or list(stored.get("totals", [])) != list(totals):
+        yield Problem(where, f"牌局结算与重算不符: 存储的各家得分 {stored.get('totals')}，"
+                             f"重算 {list(totals)}")
+    shown = [
+        _line(x.get("payer", -1), x.get("payee", -1), x.get("category", ""), x.get("points", 0),
+              x.get("ruling", ""))
+        for x in stored_lines
+    ]
+    booked = [
+        _line(e.payer_seat, e.payee_seat, e.category, e.points, e.ruling)
+        for e in sorted(entries, key=lambda e: e.line_no or 0)
+    ]
+    for n, (ours, theirs) in enumerate(zip_longest(shown, booked, fillvalue="无"), start=1):
+        if ours != theirs:
+            yield Problem(where, f"账本第{n}行与牌局结算不符: 结算「{ours}」，账本「{theirs}」")
+    points = {r.seat: r.points for r in results}
+    for seat, total in enumerate(stored.get("totals", [])):
+        if points.get(seat) != total:
+            yield Problem(where, f"座位{seat}的成绩 {points.get(seat)} 与牌局结算 {total} 不符")
 
 
 def verify_hand(hand: Hand) -> Iterator[Problem]:
@@ -54,7 +161,8 @@ def verify_hand(hand: Hand) -> Iterator[Problem]:
         yield Problem(where, f"无法从日志重算: {exc}")
         return
     stake = base_stake(match)
-    rows = {e.line_no: e for e in LedgerEntry.objects.filter(hand=hand, kind="settlement")}
+    entries = list(LedgerEntry.objects.filter(hand=hand, kind="settlement"))
+    rows = {e.line_no: e for e in entries}
     for line_no, line in enumerate(settlement.lines, start=1):
         entry = rows.pop(line_no, None)
         if entry is None:
@@ -67,7 +175,8 @@ def verify_hand(hand: Hand) -> Iterator[Problem]:
                           f", 重算 {want} ×{stake}")
     for entry in rows.values():
         yield Problem(_row(entry), "重算中没有这一行")
-    results = {r.seat: r for r in HandResult.objects.filter(hand=hand)}
+    seat_results = list(HandResult.objects.filter(hand=hand))
+    results = {r.seat: r for r in seat_results}
     winners = {w.seat for w in rnd.wins}
     for seat, points in enumerate(settlement.totals):
         result = results.pop(seat, None)
@@ -79,6 +188,9 @@ def verify_hand(hand: Hand) -> Iterator[Problem]:
             yield Problem(_row(result), f"成绩与重算不符: 应为 {points}分")
     for result in results.values():
         yield Problem(_row(result), "多余的成绩")
+    yield from verify_settlement(
+        hand, lines_as_json(settlement.lines), settlement.totals, entries, seat_results
+    )
     if hand.record is not None and hand.record.get("actions") != [
         a.to_json() for a in rnd.history
     ]:
@@ -113,11 +225,46 @@ def verify_match(match: Match) -> Iterator[Problem]:
         total = sums.get(seat, 0)
         if result.points != total or result.amount != result.points * stake:
             yield Problem(_row(result), f"每场成绩 {result.points} 与各局合计 {total} 不符")
+    booked = [results[seat].points for seat in sorted(results)]
+    if list(match.totals) != booked:
+        yield Problem(
+            f"match #{match.pk}", f"对局总分 {list(match.totals)} 与每场成绩 {booked} 不符"
+        )
+
+
+def verify_adjustments() -> Iterator[Problem]:
+    """Each 调账 agrees with its match: the match's club, room, variant and 底注; payer
+    and payee players of the match at the seats it names; a correction of a row of the
+    same match. (A 调账 moves points from one seat to another, so with its seats right it
+    keeps the match zero-sum.)"""
+    entries = LedgerEntry.objects.filter(kind=LedgerEntry.Kind.ADJUSTMENT).select_related(
+        "match", "corrects"
+    )
+    for entry in entries.order_by("pk").iterator():
+        match = entry.match
+        seated = set(MatchPlayer.objects.filter(match=match).values_list("seat", "user_id"))
+        seated |= set(HandResult.objects.filter(match=match).values_list("seat", "user_id"))
+        wrong = []
+        if (entry.club_id, entry.room_id, entry.variant) != (
+            match.club_id, match.room_id, match.variant
+        ):
+            wrong.append("亲友圈、房间或玩法不是该对局的")
+        if entry.base_stake != base_stake(match):
+            wrong.append(f"底注 {entry.base_stake}，对局为 {base_stake(match)}")
+        for side, seat, user_id in (
+            ("付方", entry.payer_seat, entry.payer_id), ("收方", entry.payee_seat, entry.payee_id)
+        ):
+            if (seat, user_id) not in seated:
+                wrong.append(f"{side}不是该对局座位{seat}的玩家")
+        if entry.corrects is not None and entry.corrects.match_id != entry.match_id:
+            wrong.append("更正的记录不属于该对局")
+        for what in wrong:
+            yield Problem(_row(entry), f"调账与对局不符: {what}")
 
 
 def verify_all() -> Iterator[Problem]:
     """Every check, over the whole database."""
-    yield from verify_signatures()
+    yield from verify_chains()
     # 练习房 matches book nothing (apps.ledgers.receivers): there is nothing to check.
     hands = Hand.objects.filter(settlement__isnull=False, match__practice=False).select_related(
         "match"
@@ -127,6 +274,7 @@ def verify_all() -> Iterator[Problem]:
     orphans = LedgerEntry.objects.filter(kind="settlement", hand__settlement__isnull=True)
     for entry in orphans:
         yield Problem(_row(entry), "所属牌局没有结算")
+    yield from verify_adjustments()
     yield from verify_zero_sum()
     finished = Match.objects.exclude(status=Match.Status.PLAYING).filter(practice=False)
     for match in finished.order_by("pk").iterator():

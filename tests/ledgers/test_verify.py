@@ -87,7 +87,10 @@ def test_ledger_verify_reports_a_missing_hand_result(finished_table: object) -> 
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute("DROP TRIGGER ledgers_handresult_append_only ON ledgers_handresult")
+        else:
+            cursor.execute("DROP TRIGGER ledgers_handresult_no_delete")
         cursor.execute("DELETE FROM ledgers_handresult WHERE id = %s", [result.pk])
     ok, report = verify()
     assert not ok
     assert f"hand #{result.hand_id}" in report and f"缺少座位{result.seat}的成绩" in report
+    assert f"第{result.seq}条缺失" in report or "末尾缺失" in report

@@ -13,12 +13,14 @@ from django.conf import settings
 from django.test import Client
 
 from apps.accounts.models import User
+from apps.ledgers.signing import DEVELOPMENT_KEY
 
 pytestmark = pytest.mark.django_db
 
 PROD_ENV = {
     "DEBUG": "false", "SECRET_KEY": "x" * 30 + "-production-secret-key-for-tests-0123456789",
     "ALLOWED_HOSTS": "mahjong.example.com", "CSRF_TRUSTED_ORIGINS": "https://mahjong.example.com",
+    "LEDGER_SIGNING_KEY": "y" * 30 + "-production-ledger-key-for-tests-0123456789",
 }
 
 
@@ -34,6 +36,17 @@ def test_check_deploy_is_clean_with_production_settings() -> None:
     result = _manage("check", "--deploy", "--fail-level", "WARNING")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues" in result.stdout + result.stderr
+
+
+def test_production_refuses_the_development_ledger_key() -> None:
+    unset = {k: v for k, v in {**os.environ, **PROD_ENV}.items() if k != "LEDGER_SIGNING_KEY"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=settings.BASE_DIR, env=unset,
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert result.returncode != 0 and "ledgers.E001" in result.stderr, result.stderr
+    rotated = _manage("check", LEDGER_SIGNING_KEY_FALLBACKS=DEVELOPMENT_KEY)
+    assert rotated.returncode != 0 and "ledgers.E002" in rotated.stderr, rotated.stderr
 
 
 def test_production_cookies_are_secure() -> None:
