@@ -12,17 +12,19 @@ from django.core.cache import cache
 from django.http import HttpRequest
 
 
-def client_ip(request: HttpRequest) -> str:
+def client_ip(request: HttpRequest) -> str | None:
     """The client's address: the peer's, unless the peer is one of ``TRUSTED_PROXIES``;
     then the last address of ``X-Forwarded-For``, the one that proxy saw and wrote.
 
     Only the proxy's own hop is trusted: whatever a client puts in the header itself
     comes before it (nginx ``$proxy_add_x_forwarded_for``) or is replaced by it (nginx
     ``X-Forwarded-For $remote_addr``, docs/deploy.md). Also django-axes' address
-    (``AXES_CLIENT_IP_CALLABLE``).
+    (``AXES_CLIENT_IP_CALLABLE``). ``None`` for a request with no peer (a test client's
+    ``force_login``): axes stores no address then, where PostgreSQL's ``inet`` column
+    would refuse a placeholder.
     """
-    peer = str(request.META.get("REMOTE_ADDR") or "unknown")
-    if peer not in settings.TRUSTED_PROXIES:
+    peer: str | None = request.META.get("REMOTE_ADDR") or None
+    if peer is None or peer not in settings.TRUSTED_PROXIES:
         return peer
     hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
     return next((hop for hop in reversed(hops) if hop), peer)

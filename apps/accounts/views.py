@@ -52,7 +52,7 @@ class RegisterView(CreateView[User, RegisterForm]):
         """Refuse with 429 when this IP has tried to register too often."""
         if rate_limit_exceeded(
             scope="register",
-            key=client_ip(request),
+            key=client_ip(request) or "unknown",
             limit=settings.REGISTRATION_RATE_LIMIT,
             window_seconds=REGISTER_WINDOW_SECONDS,
         ):

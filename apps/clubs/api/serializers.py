@@ -7,6 +7,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from apps.core.query import QueryInput
 from majiang.variants import player_variants
 
 from ..models import Club, JoinRequest, Membership, Room, RuleTemplate
@@ -104,8 +105,9 @@ class ClubLookupInput(serializers.Serializer[None]):
         return attrs
 
 
-class ClubSearchInput(ClubLookupInput):
-    pass
+class ClubSearchInput(QueryInput, ClubLookupInput):
+    """The search's query: an unknown parameter or an empty value (``?invite_code=``) is a
+    400, as on every query of the API."""
 
 
 class InviteCodeOutput(serializers.Serializer[dict[str, Any]]):
