@@ -110,7 +110,9 @@ async function check() {
   }));
   out.dataset.ok = String(ok);
   out.dataset.stored = String(!!stored);
-  document.getElementById("verify-summary").textContent = ok ? "✔ 一致" : "✘ 不一致";
+  // Without this browser's record, agreement proves only that the server agrees with itself.
+  document.getElementById("verify-summary").textContent = !ok ? "✘ 不一致"
+    : stored ? "✔ 一致" : "无本机记录（只能与服务器自己的数据对照）";
 }
 
 document.getElementById("verify").addEventListener("click", check);
