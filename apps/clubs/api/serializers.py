@@ -7,6 +7,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from apps.core.api_fields import TextField
 from apps.core.query import QueryInput
 from majiang.variants import player_variants
 
@@ -72,16 +73,16 @@ def member_cap_field(**kw: Any) -> serializers.IntegerField:
 
 
 class ClubCreateInput(serializers.Serializer[None]):
-    name = serializers.CharField(max_length=club_rules.NAME_MAX)
-    notice = serializers.CharField(
+    name = TextField(max_length=club_rules.NAME_MAX)
+    notice = TextField(
         max_length=club_rules.NOTICE_MAX, required=False, allow_blank=True, default=""
     )
     member_cap = member_cap_field(required=False, default=200)
 
 
 class ClubUpdateInput(serializers.Serializer[None]):
-    name = serializers.CharField(max_length=club_rules.NAME_MAX, required=False)
-    notice = serializers.CharField(
+    name = TextField(max_length=club_rules.NAME_MAX, required=False)
+    notice = TextField(
         max_length=club_rules.NOTICE_MAX, required=False, allow_blank=True
     )
     member_cap = member_cap_field(required=False)
@@ -95,7 +96,7 @@ class ClubLookupInput(serializers.Serializer[None]):
     club_id = serializers.IntegerField(
         min_value=1, max_value=MAX_ID, required=False, help_text="圈号（与 invite_code 二选一）"
     )
-    invite_code = serializers.CharField(
+    invite_code = TextField(
         max_length=32, required=False, help_text="邀请码（与 club_id 二选一）"
     )
 
@@ -143,7 +144,7 @@ class UserIdInput(serializers.Serializer[None]):
 class JoinRequestInput(ClubLookupInput):
     """Find the club by ``club_id`` or by ``invite_code`` (one of the two)."""
 
-    message = serializers.CharField(
+    message = TextField(
         max_length=member_rules.MESSAGE_MAX, required=False, allow_blank=True, default=""
     )
 
@@ -190,13 +191,13 @@ SETTINGS_HELP = "要改的规则设置（其余取默认值）；键与取值范
 
 
 class TemplateCreateInput(serializers.Serializer[None]):
-    name = serializers.CharField(max_length=template_rules.NAME_MAX)
+    name = TextField(max_length=template_rules.NAME_MAX)
     variant = variant_choice()
     settings = VariantSettingsInputField(required=False, default=dict, help_text=SETTINGS_HELP)
 
 
 class TemplateUpdateInput(serializers.Serializer[None]):
-    name = serializers.CharField(max_length=template_rules.NAME_MAX, required=False)
+    name = TextField(max_length=template_rules.NAME_MAX, required=False)
     variant = variant_choice(required=False)
     settings = VariantSettingsInputField(required=False, help_text=SETTINGS_HELP)
 
@@ -246,7 +247,7 @@ class RoomCreateInput(serializers.Serializer[None]):
     template_id = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
     variant = variant_choice(required=False)
     settings = VariantSettingsInputField(required=False, help_text=SETTINGS_HELP)
-    name = serializers.CharField(
+    name = TextField(
         max_length=room_rules.NAME_MAX, required=False, allow_blank=True, default=""
     )
     allow_spectators = serializers.BooleanField(required=False, default=True)

@@ -6,6 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from apps.core.api_fields import TextField
 from apps.core.query import PagedQueryInput, QueryInput
 from majiang.variants import player_variants
 
@@ -79,7 +80,7 @@ class MyMatchFilterInput(DateRangeInput):
 
 
 class ShareInput(QueryInput):
-    share = serializers.CharField(
+    share = TextField(
         required=False, allow_blank=True, max_length=200, help_text="回放分享链接的令牌"
     )
 
@@ -114,7 +115,7 @@ class AdjustmentInput(serializers.Serializer[None]):
     payer = serializers.IntegerField(min_value=1, max_value=MAX_DB_ID, help_text="付方用户编号")
     payee = serializers.IntegerField(min_value=1, max_value=MAX_DB_ID, help_text="收方用户编号")
     points = serializers.IntegerField(min_value=1, max_value=MAX_ADJUSTMENT_POINTS)
-    reason = serializers.CharField(max_length=200)
+    reason = TextField(max_length=200)
     corrects = serializers.IntegerField(
         required=False, allow_null=True, min_value=1, max_value=MAX_DB_ID,
         help_text="被更正的账本记录编号",
