@@ -139,7 +139,10 @@ def run_every_operation(
 
     for operation in operations:
         @given(case=operation.as_strategy(generation_mode=mode))
-        @settings(max_examples=EXAMPLES, deadline=None, database=None,
+        # Derandomized: the same requests every run, so CI does not depend on the draw
+        # (random draws found the two disagreements fixed so far; run with
+        # derandomize=False to look for more).
+        @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
                   suppress_health_check=list(HealthCheck),
                   phases=[Phase.explicit, Phase.generate])
         def run(case: Any) -> None:
