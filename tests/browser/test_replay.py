@@ -164,7 +164,8 @@ def test_the_replay_ends_where_the_live_table_did(browser: Any, daphne_url: str)
     # data with itself.
     assert page.locator("#verify-result").get_attribute("data-stored") == "false"
     assert "本浏览器没有这一局的记录" in page.locator("#verify-result").inner_text()
-    assert page.locator("#verify-summary").inner_text() == "无本机记录（只能与服务器自己的数据对照）"
+    summary = page.locator("#verify-summary").inner_text()
+    assert summary == "无本机记录（只能与服务器自己的数据对照）"
 
 
 def _stored(page: Any, match_id: int, hand: int, field: str) -> Any:

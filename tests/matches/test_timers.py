@@ -150,11 +150,15 @@ def test_two_timeouts_enter_auto_play_and_a_player_action_ends_it(
     )
     entries = timeout_entries(match)
     own = [e for e in entries if e.seat == player.seat]
-    assert len(own) >= 2
-    assert any(
-        ev["public"] == {"type": "auto_play", "seat": player.seat, "on": True}
-        for ev in own[1].payload["events"]
-    )
+    switched = [
+        i for i, e in enumerate(own)
+        if {"type": "auto_play", "seat": player.seat, "on": True}
+        in [ev["public"] for ev in e.payload["events"]]
+    ]
+    # The second timeout switches 托管 on, unless one fell inside a claim window: those are
+    # the seat's own business and switch nothing (H1), so its next timeout on its own turn
+    # does. Never the first.
+    assert switched and switched[0] >= 1, own
     # In 托管 the seat acts after the short delay, not the full 15 s timer.
     seen = len(entries)
     auto_move = wait_until(
