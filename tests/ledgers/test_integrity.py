@@ -11,12 +11,10 @@ import json
 import random
 import threading
 import time
-from io import StringIO
 from typing import Any
 from unittest import mock
 
 import pytest
-from django.core.management import CommandError, call_command
 from django.db import DatabaseError, IntegrityError, connection, models, transaction
 from django.db.migrations.executor import MigrationExecutor
 from django.test import override_settings
@@ -35,20 +33,12 @@ from apps.ledgers.signing import DEVELOPMENT_KEY
 from apps.matches.models import Hand
 
 from .playing import Table, make_table, play_hand
+from .test_verify import verify
 
 pytestmark = pytest.mark.django_db
 CHAINED = (LedgerEntry, HandResult, MatchResult, Checkout)
 KEY_A = "ledger-key-a-" + "a" * 40
 KEY_B = "ledger-key-b-" + "b" * 40
-
-
-def verify() -> tuple[bool, str]:
-    out = StringIO()
-    try:
-        call_command("ledger_verify", stdout=out)
-    except CommandError as exc:
-        return False, out.getvalue() + str(exc)
-    return True, out.getvalue()
 
 
 def sql(statement: str, params: list[Any] | None = None) -> None:

@@ -29,6 +29,17 @@ def _choose(rnd: Any, seat: int, rng: random.Random) -> dict[str, Any]:
     return passes[0] if passes else rng.choice(actions)
 
 
+def _move(match: Match, users: dict[int, int], rng: random.Random) -> None:
+    """The first pending seat makes the winning-minded policy's move."""
+    rnd = round_now(match)
+    seat = rnd.pending()[0]
+    payload = {k: v for k, v in _choose(rnd, seat, rng).items() if k != "seat"}
+    with round_cache_on():
+        services.match_act(
+            match_id=match.pk, user_id=users[seat], payload={**payload, "v": match.version}
+        )
+
+
 def play_to_win(match_id: int, rng: random.Random) -> None:
     """Play every hand of a match with the winning-minded policy, readying between hands."""
     users = {
@@ -46,13 +57,7 @@ def play_to_win(match_id: int, rng: random.Random) -> None:
                         match_id=match_id, user_id=user_id, payload={"type": "ready_next"}
                     )
             continue
-        rnd = round_now(match)
-        seat = rnd.pending()[0]
-        payload = {k: v for k, v in _choose(rnd, seat, rng).items() if k != "seat"}
-        with round_cache_on():
-            services.match_act(
-                match_id=match_id, user_id=users[seat], payload={**payload, "v": match.version}
-            )
+        _move(match, users, rng)
 
 
 def play_hand_to_win(match_id: int, rng: random.Random) -> None:
@@ -65,10 +70,4 @@ def play_hand_to_win(match_id: int, rng: random.Random) -> None:
         match = Match.objects.get(pk=match_id)
         if match.hands_played > number or match.status != Match.Status.PLAYING:
             return
-        rnd = round_now(match)
-        seat = rnd.pending()[0]
-        payload = {k: v for k, v in _choose(rnd, seat, rng).items() if k != "seat"}
-        with round_cache_on():
-            services.match_act(
-                match_id=match_id, user_id=users[seat], payload={**payload, "v": match.version}
-            )
+        _move(match, users, rng)
