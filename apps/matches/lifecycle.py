@@ -27,6 +27,8 @@ from .protocol import table_event
 
 NEXT_HAND_SECONDS = 15
 """How long the settlement stays up before the next hand is dealt anyway."""
+FIRST_DEAL_SECONDS = 6
+"""How long a new match waits for its seats' contributions to the first hand's wall."""
 
 
 def commitment_of(salt: str, seed: str) -> str:
@@ -35,7 +37,14 @@ def commitment_of(salt: str, seed: str) -> str:
 
 
 def match_create(*, room: Room) -> MatchChange:
-    """Create the match of a room whose seats are all ready, and its players."""
+    """Create the match of a room whose seats are all ready, and its players; commit to
+    the first hand's seed and wait (:data:`FIRST_DEAL_SECONDS` at most) for each seat's
+    contribution to its wall, which also tells that the seat's page is here.
+
+    The seats readied in the room before the commitment was out, so a 准备 there cannot
+    stand for a contribution: until the first deal a seat is ready once it contributed
+    (:func:`apps.matches.services.match_act`), a computer seat at once.
+    """
     variant = get_variant(room.variant)
     seats = list(room.seats.select_related("user").order_by("seat"))
     opener = next((s.seat for s in seats if s.user_id == room.created_by_id), 0)
@@ -61,11 +70,14 @@ def match_create(*, room: Room) -> MatchChange:
     ]
     Room.objects.filter(pk=room.pk).update(status=Room.Status.PLAYING)
     change = MatchChange.new(match, players)
+    match.stage = Match.Stage.BETWEEN
+    match.ready_seats = [p.seat for p in players if p.computer]
     change.log(
         MatchEvent.Kind.TABLE,
         [table_event("match_start", hands_total=match.hands_total, dealer=match.dealer),
          _next_hand_commit(change)],
     )
+    change.start_decision(FIRST_DEAL_SECONDS)
     room_id, match_id = room.pk, match.pk
     transaction.on_commit(
         lambda: broadcast.send_match_started(room_id, match_id), robust=True

@@ -1,7 +1,8 @@
 """Writes of live play. Every change to a match goes through one of these, serialised by
 ``select_for_update`` on the match row (``BEGIN IMMEDIATE`` on SQLite).
 
-- :func:`match_start`: a room's seats are all ready → create the match, deal hand 1.
+- :func:`match_start`: a room's seats are all ready → create the match, commit to hand 1
+  (dealt once every seat contributed to its wall, or after a few seconds).
 - :func:`match_act`: a client message from a user (action, ready, a contribution to the
   next wall, 托管 off, dissolve vote).
 - :func:`match_timers_fire`: act on every match whose next due moment has passed (the
@@ -34,13 +35,13 @@ DISSOLVE_VOTE_SECONDS = 60
 
 
 def match_start(*, room: Room) -> Match:
-    """Start the match of a room whose seats are all filled and ready; deal its first hand.
+    """Start the match of a room whose seats are all filled and ready; its first hand is
+    dealt once every seat has contributed to the wall, or when the wait is over (the sweep).
 
     Runs inside the caller's transaction (the clubs app's ``room_all_ready`` signal).
     """
     with transaction.atomic():
         change = lifecycle.match_create(room=room)
-        lifecycle.hand_deal(change)
         change.save()
     return change.match
 
@@ -109,14 +110,19 @@ def _ready_next(change: MatchChange, player: MatchPlayer) -> None:
         raise MatchError("already_ready")  # a seat in 托管 is ready already
     match.ready_seats = sorted([*match.ready_seats, player.seat])
     change.log(MatchEvent.Kind.TABLE, [table_event("ready_next", player.seat)])
-    if len(match.ready_seats) == len(change.players):
+    _deal_when_all_ready(change)
+
+
+def _deal_when_all_ready(change: MatchChange) -> None:
+    if len(change.match.ready_seats) == len(change.players):
         lifecycle.hand_deal(change)
 
 
 def _contribute(change: MatchChange, player: MatchPlayer, number: int, value: str) -> None:
     """Take a seat's random value for the next hand's wall: once per seat, only after the
     hand's commitment is out and before it is dealt. Logged (and shown to all: without the
-    secret seed a value tells nothing about the wall)."""
+    secret seed a value tells nothing about the wall). Before the first hand it also makes
+    the seat ready (:func:`apps.matches.lifecycle.match_create`)."""
     match = change.match
     upcoming = match.next_hand
     dealt = match.hands_played + (match.stage == Match.Stage.HAND)
@@ -133,6 +139,9 @@ def _contribute(change: MatchChange, player: MatchPlayer, number: int, value: st
     }
     change.log(MatchEvent.Kind.TABLE,
                [table_event("contributed", player.seat, hand=number, value=value)])
+    if number == 1 and player.seat not in match.ready_seats:
+        match.ready_seats = sorted([*match.ready_seats, player.seat])
+        _deal_when_all_ready(change)
 
 
 def _resume(change: MatchChange, player: MatchPlayer) -> None:

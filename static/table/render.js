@@ -250,12 +250,24 @@ function myPanel(view, ui) {
   );
 }
 
+/** Before the first deal: the wall waits for every seat's random value (docs/security.md). */
+function shufflingEl(view) {
+  const upcoming = view.match && view.match.next;
+  const given = new Set(((upcoming && upcoming.contributions) || []).map((c) => c.seat));
+  const players = (view.match && view.match.players) || [];
+  return h("div", { class: "placeholder shuffling" },
+    h("div", { text: "正在洗牌…" }),
+    h("div", { class: "shuffle-note", text: "各家送出的随机数和服务器事先承诺的种子一起决定牌墙，谁也不能单独选牌。" }),
+    h("ul", { class: "shuffle-seats" }, players.map((p) => h("li", { text: `${p.name}：${given.has(p.seat) ? "已送出" : p.computer ? "电脑（不送）" : "等待中"}` }))),
+    h("div", { class: "next-countdown", id: "next-hand-countdown" }));
+}
+
 /** Draw the whole table into `root`. */
 export function renderTable(root, view, ui) {
   const obs = view.observation;
   root.replaceChildren();
   if (!obs) {
-    root.append(h("div", { class: "placeholder", text: view.stage === "over" ? "对局已结束" : "等待牌局开始…" }));
+    root.append(view.stage === "between" ? shufflingEl(view) : h("div", { class: "placeholder", text: view.stage === "over" ? "对局已结束" : "等待牌局开始…" }));
     return;
   }
   const n = obs.players;

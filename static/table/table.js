@@ -327,7 +327,8 @@ function tick() {
   const next = document.getElementById("next-hand-countdown");
   if (next) {
     const left = view.stage === "between" && view.deadline ? Math.max(0, Math.ceil((view.deadline - Date.now()) / 1000)) : null;
-    next.textContent = view.pausedLeft !== null ? "计时暂停中" : left === null ? "" : `${left} 秒后开始下一局`;
+    const first = !view.observation; // before hand 1: the wall waits for the seats' values
+    next.textContent = view.pausedLeft !== null ? "计时暂停中" : left === null ? "" : `${left} 秒后${first ? "开局" : "开始下一局"}`;
   }
   const dc = document.getElementById("dissolve-countdown");
   if (dc && view.dissolve && view.dissolve.deadline) {

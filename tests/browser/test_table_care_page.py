@@ -11,6 +11,7 @@ import pytest
 from django.test import Client
 
 from majiang import get_variant
+from tests.support.start import match_start_dealt
 
 from . import test_table_page
 from .conftest import DESKTOP, PHONE, SCREENSHOTS
@@ -166,7 +167,6 @@ def test_a_quick_phrase_shows_beside_the_seat_and_can_be_muted(browser, live_ser
 def test_rematch_starts_a_new_match_with_the_same_four(browser, live_server):
     from apps.accounts.models import User
     from apps.clubs.models import Club, Membership, Room, RoomSeat
-    from apps.matches import services
     from apps.matches.models import Match, MatchPlayer
     from tests.matches.test_match_end import play_out_match
 
@@ -180,7 +180,7 @@ def test_rematch_starts_a_new_match_with_the_same_four(browser, live_server):
         settings=variant.schema.validate({"hands_per_match": 4}))
     for i, user in enumerate(users):
         RoomSeat.objects.create(room=seats_room, seat=i, user=user, ready=True)
-    first = play_out_match(services.match_start(room=seats_room))
+    first = play_out_match(match_start_dealt(seats_room))
     pages = []
     for i, user in enumerate(users):
         client = Client()

@@ -18,6 +18,7 @@ from apps.matches import services
 from apps.matches.models import Match, MatchPlayer
 from majiang import get_variant
 from tests.support.rounds import round_now
+from tests.support.start import match_start_dealt
 
 NAMES = ("张三", "李四", "王五", "赵六")
 
@@ -75,7 +76,7 @@ def open_room(club: Club, players: list[User], variant: str, **overrides: Any) -
     )
     for seat, user in enumerate(players):
         RoomSeat.objects.create(room=room, seat=seat, user=user, ready=True)
-    services.match_start(room=room)
+    match_start_dealt(room)
     return room
 
 

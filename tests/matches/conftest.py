@@ -16,7 +16,6 @@ from django.test import Client
 
 from apps.accounts.models import User
 from apps.clubs.models import Club, Membership, Room, RoomSeat
-from apps.matches import services
 from apps.matches.models import Match
 from apps.matches.routing import websocket_urlpatterns
 from majiang import get_variant
@@ -26,6 +25,7 @@ from tests.support.processes import (
     server_env,
     start_celery_worker,
 )
+from tests.support.start import match_start_dealt
 
 TEST_QUEUE = f"matches-test-{uuid.uuid4().hex[:8]}"
 """This session's Celery queue, so no other worker on a shared Redis takes its timers."""
@@ -99,7 +99,7 @@ def make_table() -> Callable[..., Table]:
         for seat, user in enumerate(users):
             RoomSeat.objects.create(room=room, seat=seat, user=user, ready=start)
         if start:
-            services.match_start(room=room)
+            match_start_dealt(room)
         return Table(room, users, spectator, outsider)
 
     return build

@@ -488,6 +488,9 @@ async def duyun_match(wire: Wire, table: Table, rng: random.Random) -> None:
     game.match_id = game.latest[0]["table"]["match"]
     await room.drain()
     await club.drain()
+    for seat in (1, 0, 3, 2):  # each page contributes to hand 1: the last value deals it
+        await game.act(seat, {"type": "contribute", "hand": 1, "value": contribution(1, seat)})
+    assert game.table_info["stage"] == "hand"
     # hello from 0: every event of the match, match_start and hand 1's deal included.
     await game.conns[3].send({"type": "hello", "v": 0})
     game.latest[3] = await game.conns[3].state()
@@ -530,6 +533,7 @@ async def zigong_match(wire: Wire, table: Table, rng: random.Random) -> None:
     match is played to its end (the second hand is dealt by the settlement's timeout)."""
     game = Game(wire, table, rng)
     await game.open()
+    assert await game.sweep(deadline=True)  # no value came in time: hand 1 is the seed's
     game.moves = 0
     hand = 1
     while True:
@@ -558,6 +562,7 @@ async def kongs_then_abandoned(wire: Wire, table: Table) -> None:
     back, and after 600 s offline the match is dissolved."""
     game = Game(wire, table, random.Random(0))
     await game.open()
+    assert await game.sweep(deadline=True)  # no value came in time: hand 1 is the seed's
     wanted = {"concealed_kong", "exposed_kong", "rob_window", "win"}
     for _ in range(100):
         if wanted <= _kongs_seen(wire):

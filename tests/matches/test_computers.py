@@ -34,6 +34,7 @@ from majiang.advisor import shanten_counts, unseen_counts
 from majiang.analysis import waits
 from majiang.tiles import counts_of, parse_tile
 from tests.support.rounds import round_now
+from tests.support.start import first_hand_contribute
 
 from .conftest import connect_as, table_settings
 from .driving import choose
@@ -191,7 +192,7 @@ def test_a_practice_room_seats_three_computers_and_books_nothing() -> None:
     with pytest.raises(InvalidInputError):
         rooms.room_sit(room=room, user=member, seat=1)  # 练习房: nobody else sits down
     rooms.room_ready_set(room=room, user=owner, ready=True)
-    match = Match.objects.get(room=room)
+    match = first_hand_contribute(Match.objects.get(room=room))
     assert match.practice
     # Play the first hand out: the owner by simple moves, the computers by the sweep.
     for _ in range(2000):
@@ -242,7 +243,7 @@ def test_a_member_takes_a_computer_seat_in_the_lobby_and_between_hands() -> None
     RoomSeat.objects.filter(room=room, seat=3).delete()
     room_computers_fill(room=room, actor=owner)
     rooms.room_ready_set(room=room, user=owner, ready=True)
-    match = Match.objects.get(room=room)
+    match = first_hand_contribute(Match.objects.get(room=room))
     with pytest.raises(MatchError) as refused:
         computer.match_seat_take(match_id=match.pk, user=member, seat=2)
     assert refused.value.message == "只能在两局之间接替电脑"
@@ -282,7 +283,7 @@ def test_a_member_takes_a_computer_seat_in_the_lobby_and_between_hands() -> None
 def test_a_computer_pause_is_human_like_and_fixed_by_the_match_version_and_seat() -> None:
     room, owner, _ = _club_room(practice=True)
     rooms.room_ready_set(room=room, user=owner, ready=True)
-    match = Match.objects.get(room=room)
+    match = first_hand_contribute(Match.objects.get(room=room))
     players = list(MatchPlayer.objects.filter(match=match))
     pauses = [auto_play_delay(match, p) for p in players if p.computer]
     assert all(timedelta(seconds=0.8) <= d <= timedelta(seconds=1.5) for d in pauses)
@@ -297,7 +298,7 @@ def _tuoguan_move() -> tuple[Action, Action | None]:
     action would have been."""
     room, owner, _ = _club_room(practice=True)
     rooms.room_ready_set(room=room, user=owner, ready=True)
-    match = Match.objects.get(room=room)
+    match = first_hand_contribute(Match.objects.get(room=room))
     while 0 not in round_now(match).pending():  # the computers play up to the owner's turn
         _shift_clock(match.pk)
         assert services.match_timers_fire() == 1
@@ -316,6 +317,7 @@ def _tuoguan_move() -> tuple[Action, Action | None]:
     assert services.match_timers_fire() == 1
     entry = MatchEvent.objects.filter(match=match, kind="action", seat=0).get()
     assert Action.from_json(entry.payload["action"]) == expected
+    services.match_dissolve(match_id=match.pk, reason="admin")  # no timers left for the next
     return expected, drawn
 
 
@@ -335,7 +337,7 @@ def test_hints_follow_the_room_setting(shown: bool) -> None:
     Room.objects.filter(pk=room.pk).update(hints=shown)
     room.refresh_from_db()
     rooms.room_ready_set(room=room, user=owner, ready=True)
-    match = Match.objects.get(room=room)
+    match = first_hand_contribute(Match.objects.get(room=room))
     assert round_now(match).pending() == (0,)  # 都匀: the opener deals first (D4)
     frame = selectors.table_snapshot(match.pk, 0)
     assert ("hints" in frame) is shown
@@ -348,7 +350,7 @@ def test_a_lone_player_among_computers_dissolves_at_once() -> None:
     """Computer seats agree to a dissolve vote at once, so a 练习房's player ends it alone."""
     room, owner, _ = _club_room(practice=True)
     rooms.room_ready_set(room=room, user=owner, ready=True)
-    match = Match.objects.get(room=room)
+    match = first_hand_contribute(Match.objects.get(room=room))
     services.match_act(match_id=match.pk, user_id=owner.pk, payload={"type": "dissolve_propose"})
     match.refresh_from_db()
     assert match.status == Match.Status.DISSOLVED

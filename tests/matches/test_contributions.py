@@ -8,10 +8,12 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from django.utils import timezone
 
 from apps.matches import services, state
 from apps.matches.frames import table_info
@@ -51,15 +53,49 @@ def _events(match: Match, kind: str) -> list[dict[str, Any]]:
             .values_list("payload", flat=True) for e in p["events"] if e["public"]["type"] == kind]
 
 
+def test_hand_one_waits_for_every_seat_or_for_its_time(make_table: Any) -> None:
+    """Issue 30: hand 1's wall is not the server's alone. The match starts committed to it
+    and dealt only once every seat has contributed (a contribution is the seat's 准备 for
+    hand 1), or, with a seat missing, when the wait is over, with the values that came."""
+    table = make_table(start=False)
+    match = services.match_start(room=table.room)
+    assert (match.stage, match.hands.count(), match.ready_seats) == (Match.Stage.BETWEEN, 0, [])
+    assert match.next_hand is not None and match.next_hand["number"] == 1
+    assert match.deadline is not None and match.timer_due == match.deadline
+    for seat in (2, 0, 1):
+        _act(table, seat, {"type": "contribute", "hand": 1, "value": _value(seat)})
+    match.refresh_from_db()
+    assert (match.stage, match.hands.count(), match.ready_seats) == (
+        Match.Stage.BETWEEN, 0, [0, 1, 2])
+    assert not services.match_timeout_fire(match_id=match.pk)  # not yet due: nothing dealt
+    Match.objects.filter(pk=match.pk).update(timer_due=timezone.now() - timedelta(seconds=1),
+                                             deadline=timezone.now() - timedelta(seconds=1))
+    assert services.match_timeout_fire(match_id=match.pk)
+    hand1 = Hand.objects.get(match=match, number=1)
+    assert hand1.contributions == [{"seat": s, "value": _value(s)} for s in (0, 1, 2)]
+    assert Match.objects.get(pk=match.pk).stage == Match.Stage.HAND
+
+    second = make_table(start=False)
+    started = services.match_start(room=second.room)
+    for seat in (3, 1, 0, 2):  # the last seat's value deals at once
+        services.match_act(match_id=started.pk, user_id=second.users[seat].pk,
+                           payload={"type": "contribute", "hand": 1, "value": _value(seat)})
+    dealt = Hand.objects.get(match=started, number=1)
+    assert [c["seat"] for c in dealt.contributions] == [0, 1, 2, 3]
+    assert _events(started, "hand_start")[-1]["contributions"] == dealt.contributions
+
+
 def test_contributions_are_taken_once_between_hands_and_make_the_wall(make_table: Any) -> None:
     table = make_table()
     match = table.match
-    # Hand 1 is dealt with the match: its commitment is published first, but no seat had
-    # the time to contribute.
+    # Hand 1's commitment is published with the match's start; every seat's page
+    # contributed (tests.support.start) before it was dealt.
     hand1 = Hand.objects.get(match=match, number=1)
     assert _events(match, "commitment") == [
         {"type": "commitment", "hand": 1, "commitment": hand1.commitment}]
-    assert hand1.contributions == [] and hand1.wall_seed == hand1.seed
+    assert [c["seat"] for c in hand1.contributions] == [0, 1, 2, 3]
+    assert hand1.wall_seed == wall_seed(
+        hand1.seed, [(c["seat"], c["value"]) for c in hand1.contributions])
     _refused(table, 0, {"type": "contribute", "hand": 1, "value": _value(0)},
              "contribution_late")
     _refused(table, 0, {"type": "contribute", "hand": 2, "value": _value(0)}, "not_committed")
@@ -84,7 +120,7 @@ def test_contributions_are_taken_once_between_hands_and_make_the_wall(make_table
                 {"hand": "2", "value": _value(1)}, {"value": _value(1)}):
         _refused(table, 1, {"type": "contribute", **bad}, "malformed")
     _refused(table, 1, {"type": "contribute", "hand": 3, "value": _value(1)}, "not_committed")
-    assert [e["seat"] for e in _events(match, "contributed")] == [2, 0]
+    assert [e["seat"] for e in _events(match, "contributed") if e["hand"] == 2] == [2, 0]
 
     for seat in range(4):
         _act(table, seat, {"type": "ready_next"})

@@ -195,7 +195,7 @@ async def test_connecting_before_the_match_starts(make_table: Any) -> None:
         state = (await lobby.receive_json_from(5))["state"]
     snapshot = await _next_versioned(player)
     assert snapshot["type"] == "snapshot" and snapshot["seat"] == 2
-    assert snapshot["observation"]["me"]["seat"] == 2
+    assert snapshot["table"]["stage"] == "between" and snapshot["table"]["next"]["hand"] == 1
     assert (await _next_versioned(watcher))["seat"] is None
     for comm in (player, watcher, lobby):
         await comm.disconnect()

@@ -3,6 +3,7 @@ guide and the server once disagreed (issue 35)."""
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 from unittest import mock
 
@@ -71,30 +72,45 @@ async def test_waiting_has_no_version_and_hello_before_a_match_gets_it_again(
     await comm.disconnect()
 
 
-async def test_the_first_frame_is_a_snapshot_and_hand_one_starts_before_it(
+async def test_the_first_frame_is_a_snapshot_and_hand_one_waits_for_every_contribution(
     make_table: Any,
 ) -> None:
-    """Hand 1's ``match_start``, ``commitment``, ``hand_start`` and ``deal`` are logged
-    before any connection can follow the match: they come only in a catch-up from version
-    0."""
+    """The match's start (``match_start``, hand 1's ``commitment``) is logged before any
+    connection can follow it, so its facts come in the snapshot (``table.next``, stage
+    ``between``). Hand 1 is dealt in an ``update`` once every seat has contributed, its
+    wall from all four values (issue 30: no hand is the server's seed alone)."""
     table = await database_sync_to_async(make_table)(start=False)
     comm = connect_as(table.users[0], table.room.code)
     assert (await comm.connect(TIMEOUT))[0]
     assert (await state(comm))["type"] == "waiting"
-    await database_sync_to_async(services.match_start)(room=table.room)
+    match = await database_sync_to_async(services.match_start)(room=table.room)
     snapshot = await state(comm)
     assert snapshot["type"] == "snapshot" and "events" not in snapshot
-    assert snapshot["table"]["commitment"] and snapshot["table"]["hand"] == 1
-    assert snapshot["v"] == 2
+    assert snapshot["table"]["stage"] == "between" and snapshot["table"]["hand"] is None
+    assert snapshot["observation"] is None and snapshot["table"]["ready"] == []
+    upcoming = snapshot["table"]["next"]
+    assert upcoming["hand"] == 1 and upcoming["contributions"] == []
+    values = [secrets.token_hex(32) for _ in table.users]
+    for seat in (1, 2, 3):
+        await database_sync_to_async(services.match_act)(
+            match_id=match.pk, user_id=table.users[seat].pk,
+            payload={"type": "contribute", "hand": 1, "value": values[seat]})
+        update = await state(comm)
+        assert [e["type"] for e in update["events"]] == ["contributed"]
+        assert update["table"]["stage"] == "between" and seat in update["table"]["ready"]
+    await comm.send_json_to({"type": "contribute", "hand": 1, "value": values[0]})
+    dealt = await state(comm)
+    kinds = [e["type"] for e in dealt["events"]]
+    assert kinds[:3] == ["contributed", "hand_start", "deal"]
+    start = dealt["events"][1]
+    assert start["hand"] == 1 and start["commitment"] == upcoming["commitment"]
+    assert start["contributions"] == [{"seat": s, "value": v} for s, v in enumerate(values)]
+    assert dealt["table"]["stage"] == "hand" and dealt["table"]["next"] is None
+    assert len(dealt["observation"]["me"]["hand"]) >= 13
     await comm.send_json_to({"type": "hello", "v": 0})
     catchup = await state(comm)
     assert catchup["type"] == "catchup" and catchup["from"] == 0
-    kinds = [e["type"] for e in catchup["events"]]
-    assert kinds[:4] == ["match_start", "commitment", "hand_start", "deal"]
-    published, start = catchup["events"][1:3]
-    assert published["hand"] == start["hand"] == 1 and start["contributions"] == []
-    assert published["commitment"] == start["commitment"] == snapshot["table"]["commitment"]
-    assert snapshot["table"]["next"] is None  # hand 1 was dealt with the match
+    assert [e["type"] for e in catchup["events"]][:2] == ["match_start", "commitment"]
     await comm.disconnect()
 
 

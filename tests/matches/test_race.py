@@ -53,8 +53,8 @@ def test_simultaneous_pung_and_win_follow_priority(make_table: Any, seed: str) -
     table = make_table(players=4)
     match = table.match
     hand = match.hands.get()
-    # Re-deal hand 1 from the known seed, dealer 0 (no action has been taken yet).
-    hand.seed, hand.dealer = seed, 0
+    # Re-deal hand 1 from the known seed alone, dealer 0 (no action has been taken yet).
+    hand.seed, hand.dealer, hand.contributions = seed, 0, []
     hand.commitment = commitment_of(hand.salt, seed)
     hand.save()
     state.state_forget_all()  # the hand was changed by hand, without a new version

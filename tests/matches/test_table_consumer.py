@@ -15,6 +15,7 @@ from apps.matches import broadcast, consumers, services, state
 from apps.matches.models import Hand, Match, MatchEvent
 from majiang import VARIANTS
 from majiang.record import replay
+from majiang.wall import wall_seed
 
 from .conftest import Table, connect_as
 from .driving import assert_nothing_hidden, choose
@@ -112,7 +113,10 @@ async def test_four_connections_play_a_complete_hand(make_table: Any, variant: s
     match = await database_sync_to_async(Match.objects.get)(pk=match_id)
     rebuilt = await database_sync_to_async(state.round_rebuild)(match, hand)
     assert rebuilt.snapshot() == replay(hand.record).snapshot()
-    assert hand.record["seed"] == reveal["seed"]
+    # The record's seed is the wall's: the revealed seed mixed with the seats' values.
+    assert len(reveal["contributions"]) == 4
+    assert hand.record["seed"] == wall_seed(
+        reveal["seed"], [(c["seat"], c["value"]) for c in reveal["contributions"]])
     assert latest[4]["observation"] == rebuilt.observation(None)
     for seat in range(4):
         assert latest[seat]["observation"] == rebuilt.observation(seat)
@@ -316,7 +320,7 @@ async def test_a_lost_match_start_is_noticed_by_waiting_connections(
     assert "table.match_started" in lost
     match = await database_sync_to_async(Match.objects.get)(room=table.room)
     assert frame["type"] == "snapshot" and frame["table"]["match"] == match.pk
-    assert frame["seat"] == 1 and frame["observation"]["me"]["seat"] == 1
+    assert frame["seat"] == 1 and frame["table"]["next"]["hand"] == 1  # hand 1 committed
     await comm.disconnect()
 
 

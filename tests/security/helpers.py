@@ -16,10 +16,11 @@ from channels.testing import WebsocketCommunicator
 
 from apps.accounts.models import User
 from apps.clubs.models import Club, Membership, Room, RoomSeat
-from apps.matches import services, state
+from apps.matches import state
 from apps.matches.models import Hand, Match
 from apps.matches.routing import websocket_urlpatterns
 from majiang import get_variant
+from tests.support.start import match_start_dealt
 
 TIMEOUT = 10
 
@@ -85,7 +86,7 @@ def build_table(
         created_by=other_owner,
     )
     if start:
-        services.match_start(room=room)
+        match_start_dealt(room)
     return Table(room, users, spectator, outsider, other_owner, other_room)
 
 
