@@ -20,6 +20,7 @@ observation, the legal actions and the seed.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
@@ -66,17 +67,25 @@ _SHAPES = (
     ((0,), (0, 0, 0)),  # a lone tile
 )
 
+_Readings = tuple[tuple[int, int, int], ...]
 
-def _pareto(found: set[tuple[int, int, int]]) -> tuple[tuple[int, int, int], ...]:
-    best = [
-        o for o in found
-        if not any(p != o and p[0] >= o[0] and p[1] >= o[1] and p[2] >= o[2] for p in found)
-    ]
-    return tuple(sorted(best, reverse=True))
+
+def _pareto(found: set[tuple[int, int, int]]) -> _Readings:
+    """The readings no other is at least as good as in all three counts, best first. In
+    that order a reading can only be bettered by an earlier one, which has at least as many
+    sets, and then by an earlier one kept."""
+    best: list[tuple[int, int, int]] = []
+    for o in sorted(found, reverse=True):
+        for p in best:
+            if p[1] >= o[1] and p[2] >= o[2]:
+                break
+        else:
+            best.append(o)
+    return tuple(best)
 
 
 @cache
-def _suit_options(key: int) -> tuple[tuple[int, int, int], ...]:
+def _suit_options(key: int) -> _Readings:
     """The Pareto-best (sets, partial sets, pairs) readings of one suit's tiles, given as a
     suit key (3 bits per rank). Pairs beyond the first count as partial sets later."""
     if key == 0:
@@ -98,14 +107,41 @@ def _suit_options(key: int) -> tuple[tuple[int, int, int], ...]:
     return _pareto(found)
 
 
-@lru_cache(maxsize=1 << 14)
-def _pair_options(ka: int, kb: int) -> tuple[tuple[int, int, int], ...]:
-    """The Pareto-best readings of two suits together. A seat's hints change one suit at a
-    time, so the other two are read once per hand, not once per candidate tile."""
-    return _pareto({
+_READING_IDS: dict[_Readings, int] = {}
+_READINGS: list[_Readings] = []
+_READINGS_LOCK = threading.Lock()
+
+
+def _reading_id(readings: _Readings) -> int:
+    """A small number naming a Pareto set of readings: many suits (and pairs of suits)
+    read alike, so :func:`_standard` is computed once per pair of numbers."""
+    with _READINGS_LOCK:
+        found = _READING_IDS.get(readings)
+        if found is None:
+            found = _READING_IDS[readings] = len(_READINGS)
+            _READINGS.append(readings)
+        return found
+
+
+@cache
+def _suit_reading(key: int) -> int:
+    """The :func:`_reading_id` of one suit's readings."""
+    return _reading_id(_suit_options(key))
+
+
+def _pair_reading(ka: int, kb: int) -> int:
+    """The :func:`_reading_id` of two suits read together. A seat's hints change one suit
+    at a time, so the other two are read once per hand, not once per candidate tile."""
+    return _combined(_suit_reading(ka), _suit_reading(kb))
+
+
+@lru_cache(maxsize=1 << 16)
+def _combined(one: int, two: int) -> int:
+    """The :func:`_reading_id` of two readings' sums."""
+    return _reading_id(_pareto({
         (a[0] + b[0], a[1] + b[1], a[2] + b[2])
-        for a in _suit_options(ka) for b in _suit_options(kb)
-    })
+        for a in _READINGS[one] for b in _READINGS[two]
+    }))
 
 
 @cache
@@ -114,14 +150,13 @@ def _suit_pairs(key: int) -> int:
     return sum(((key >> (3 * r)) & 7) // 2 for r in range(9))
 
 
-def _standard(
-    options: tuple[tuple[int, int, int], ...], others: tuple[tuple[int, int, int], ...],
-    need: int,
-) -> int:
-    """The standard-form shanten of one suit's readings combined with the other two's."""
+@lru_cache(maxsize=1 << 17)
+def _standard(one: int, two: int, need: int) -> int:
+    """The standard-form shanten of one suit's readings combined with the other two's, both
+    given by :func:`_reading_id`, with ``need`` sets to make."""
     best = 8
-    for a0, a1, a2 in options:
-        for b0, b1, b2 in others:
+    for a0, a1, a2 in _READINGS[one]:
+        for b0, b1, b2 in _READINGS[two]:
             m = a0 + b0
             t = a1 + b1
             p = a2 + b2
@@ -131,17 +166,7 @@ def _standard(
             m = min(m, need)
             if m + t > need:
                 t = need - m
-            value = 2 * need - 2 * m - t - p
-            best = min(best, value)
-    return best
-
-
-def _shanten_split(k: int, ka: int, kb: int, melds: int) -> int:
-    """:func:`shanten` with suit ``k`` read against the pair ``ka, kb``."""
-    best = _standard(_suit_options(k), _pair_options(ka, kb), 4 - melds)
-    if melds == 0:
-        pairs = _suit_pairs(k) + _suit_pairs(ka) + _suit_pairs(kb)
-        best = min(best, 6 - min(pairs, 7))
+            best = min(best, 2 * need - 2 * m - t - p)
     return best
 
 
@@ -149,7 +174,11 @@ def shanten(k0: int, k1: int, k2: int, melds: int) -> int:
     """Shanten of concealed tiles given as three suit keys, with ``melds`` declared sets:
     -1 complete, 0 ready (听牌), n tiles from ready otherwise. Seven pairs count when there
     are no melds."""
-    return _shanten_split(k2, k0, k1, melds)
+    best = _standard(_suit_reading(k2), _pair_reading(k0, k1), 4 - melds)
+    if melds == 0:
+        pairs = _suit_pairs(k0) + _suit_pairs(k1) + _suit_pairs(k2)
+        best = min(best, 6 - min(pairs, 7))
+    return best
 
 
 def shanten_counts(counts: Sequence[int], melds: int = 0) -> int:
@@ -161,8 +190,26 @@ def shanten_counts(counts: Sequence[int], melds: int = 0) -> int:
 # -- what a seat sees -----------------------------------------------------------------------
 
 
+_BY_CODE = {tile.code: tile for tile in Tile}
+
+
 def _tile(code: str) -> Tile:
-    return parse_tile(code)
+    """:func:`parse_tile`, by a look-up for the 27 well-formed codes (an observation names
+    hundreds of tiles)."""
+    try:
+        return _BY_CODE[code]
+    except (KeyError, TypeError):
+        return parse_tile(code)
+
+
+def _concealed(me: Mapping[str, Any]) -> list[int]:
+    """The 27 counts of the seat's concealed tiles, the drawn tile included."""
+    counts = [0] * 27
+    for code in me["hand"]:
+        counts[_tile(code)] += 1
+    if me.get("drawn"):
+        counts[_tile(me["drawn"])] += 1
+    return counts
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,33 +250,25 @@ def unseen_counts(observation: Mapping[str, Any]) -> list[int]:
     for tile in kinds:
         left[tile] = 4
     me = observation["me"]
-    seen = [_tile(c) for c in me["hand"]]
-    if me.get("drawn"):
-        seen.append(_tile(me["drawn"]))
+    seen = _concealed(me)
     for s in observation["seats"]:
         for meld in s["melds"]:
-            size = 3 if meld["kind"] == "pung" else 4
-            seen.extend([_tile(meld["tile"])] * size)
+            seen[_tile(meld["tile"])] += 3 if meld["kind"] == "pung" else 4
         for entry in s["river"]:
             if "claimed_by" not in entry and not entry.get("won_by"):
-                seen.append(_tile(entry["tile"]))
+                seen[_tile(entry["tile"])] += 1
         if s["seat"] != me["seat"] and "concealed" in s:
-            seen.extend(_tile(c) for c in s["concealed"])
-    seen.extend(_tile(c) for c in observation.get("luobo", ()))
-    for tile in seen:
-        if left[tile]:
-            left[tile] -= 1
-    return left
+            for code in s["concealed"]:
+                seen[_tile(code)] += 1
+    for code in observation.get("luobo", ()):
+        seen[_tile(code)] += 1
+    return [max(0, n - k) for n, k in zip(left, seen, strict=True)]
 
 
 def _view(observation: Mapping[str, Any]) -> SeatView:
     me = observation["me"]
     seat = int(me["seat"])
-    counts = [0] * 27
-    for code in me["hand"]:
-        counts[_tile(code)] += 1
-    if me.get("drawn"):
-        counts[_tile(me["drawn"])] += 1
+    counts = _concealed(me)
     mine = observation["seats"][seat]
     melds = tuple(
         Meld(MeldKind(m["kind"]), _tile(m["tile"]), m.get("from")) for m in mine["melds"]
@@ -406,15 +445,19 @@ def _valuation(variant: str, settings: Mapping[str, Any] | None) -> Valuation:
 # -- judging a hand ----------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1 << 14)
-def _near_ranks(key: int) -> tuple[int, ...]:
-    """Ranks of one suit that could lower the shanten: within two ranks of a held tile (an
-    isolated new tile forms no set, pair or partial set), with fewer than four held."""
-    return tuple(
-        r for r in range(9)
-        if (key >> (3 * r)) & 7 < 4
-        and any((key >> (3 * n)) & 7 for n in range(max(0, r - 2), min(9, r + 3)))
-    )
+@cache
+def _draws(key: int) -> tuple[tuple[int, int, int], ...]:
+    """For each rank of one suit that could lower the shanten, (the rank, the
+    :func:`_reading_id` and the seven-pairs pairs of the suit with it drawn). Those ranks
+    lie within two of a held tile (an isolated new tile forms no set, pair or partial set)
+    with fewer than four held."""
+    held = [(key >> (3 * r)) & 7 for r in range(9)]
+    found = []
+    for r in range(9):
+        if held[r] < 4 and any(held[max(0, r - 2):r + 3]):
+            more = key + (1 << (3 * r))
+            found.append((r, _suit_reading(more), _suit_pairs(more)))
+    return tuple(found)
 
 
 def useful_tiles(
@@ -422,13 +465,27 @@ def useful_tiles(
 ) -> tuple[int, list[tuple[Tile, int]]]:
     """The shanten of 13-equivalent ``counts`` (``13 - 3 * melds`` tiles) and the tiles
     that lower it, each with its unseen copies. For a ready hand those are its waits."""
-    keys = keys_of(counts)
-    sh = shanten(keys[0], keys[1], keys[2], melds)
+    return _useful_keys(keys_of(counts), melds, unseen)
+
+
+def _useful_keys(
+    keys: Sequence[int], melds: int, unseen: Sequence[int]
+) -> tuple[int, list[tuple[Tile, int]]]:
+    """:func:`useful_tiles` of concealed tiles given as three suit keys. A drawn tile
+    changes one suit, so each suit's candidates are read against the other two's pair."""
+    k0, k1, k2 = keys
+    sh = shanten(k0, k1, k2, melds)
+    need = 4 - melds
+    pairs = _suit_pairs(k0) + _suit_pairs(k1) + _suit_pairs(k2)
+    # Seven pairs (no melds) lowers the shanten when the pairs exceed this many.
+    limit = 6 - sh if melds == 0 and sh >= 0 else 1 << 30
     found: list[tuple[Tile, int]] = []
     for suit in range(3):
-        key, ka, kb = keys[suit], keys[(suit + 1) % 3], keys[(suit + 2) % 3]
-        for rank in _near_ranks(key):
-            if _shanten_split(key + (1 << (3 * rank)), ka, kb, melds) < sh:
+        key = keys[suit]
+        others = _pair_reading(keys[(suit + 1) % 3], keys[(suit + 2) % 3])
+        rest = pairs - _suit_pairs(key)
+        for rank, reading, more in _draws(key):
+            if _standard(reading, others, need) < sh or rest + more > limit:
                 index = 9 * suit + rank
                 found.append((_TILES[index], unseen[index]))
     return sh, found
@@ -626,10 +683,13 @@ def discard_hints(observation: Mapping[str, Any]) -> list[Hint]:
     )
     if not tiles:
         return []
-    view = _view(observation)
-    melds = len(view.melds)
+    keys = keys_of(_concealed(me))
+    melds = len(observation["seats"][int(me["seat"])]["melds"])
+    unseen = unseen_counts(observation)
     hints = []
     for tile in tiles:
-        sh, useful = useful_tiles(_without(view.counts, tile), melds, view.unseen)
+        less = list(keys)
+        less[tile // 9] -= 1 << (3 * (tile % 9))
+        sh, useful = _useful_keys(less, melds, unseen)
         hints.append(Hint(tile, sh, tuple(useful)))
     return hints

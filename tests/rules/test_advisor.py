@@ -7,12 +7,20 @@ import copy
 import json
 import random
 from collections import Counter
+from functools import cache
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from majiang import Action, ActionType, Round, Tile, get_variant, parse_tiles
-from majiang.advisor import choose, discard_hints, rank, shanten_counts, unseen_counts
+from majiang.advisor import (
+    choose,
+    discard_hints,
+    rank,
+    shanten_counts,
+    unseen_counts,
+    useful_tiles,
+)
 from majiang.analysis import waits
 from majiang.scenario import deal_scenario
 from majiang.tiles import counts_of
@@ -207,6 +215,82 @@ def test_a_complete_hand_less_one_tile_is_ready(data: st.DataObject) -> None:
     drop = data.draw(st.sampled_from([i for i in range(27) if counts[i]]))
     counts[drop] -= 1
     assert shanten_counts(counts) == 0
+
+
+@cache
+def _readings(counts: tuple[int, ...]) -> frozenset[tuple[int, int, int]]:
+    """Every (sets, partial sets, pairs) reading of a whole hand by plain exhaustive search:
+    the lowest tile starts a pung, a sequence, a pair, a partial set or stays alone."""
+    if not any(counts):
+        return frozenset({(0, 0, 0)})
+    low = next(i for i, n in enumerate(counts) if n)
+    shapes = [((0, 0, 0), (1, 0, 0)), ((0, 0), (0, 0, 1)), ((0,), (0, 0, 0))]
+    if low % 9 <= 6:
+        shapes += [((0, 1, 2), (1, 0, 0)), ((0, 2), (0, 1, 0))]
+    if low % 9 <= 7:
+        shapes.append(((0, 1), (0, 1, 0)))
+    found = set()
+    for offsets, (dm, dt, dp) in shapes:
+        rest = list(counts)
+        for offset in offsets:
+            rest[low + offset] -= 1
+        if min(rest) >= 0:
+            found.update((m + dm, t + dt, p + dp) for m, t, p in _readings(tuple(rest)))
+    return frozenset(found)
+
+
+def _reference_shanten(counts: tuple[int, ...], melds: int) -> int:
+    """Shanten from every reading (one pair the head, further pairs partial sets, at most
+    ``4 - melds`` sets and partial sets counted), or seven pairs with no melds."""
+    need = 4 - melds
+    best = 8
+    for sets, partial, pairs in _readings(counts):
+        head = min(pairs, 1)
+        m = min(sets, need)
+        t = min(partial + pairs - head, need - m)
+        best = min(best, 2 * need - 2 * m - t - head)
+    if melds == 0:
+        best = min(best, 6 - min(sum(n // 2 for n in counts), 7))
+    return best
+
+
+@st.composite
+def _hands(draw: st.DrawFn, extra: int) -> tuple[list[int], int]:
+    """Concealed counts of ``13 - 3 * melds + extra`` tiles, at most four of a kind."""
+    melds = draw(st.integers(0, 4))
+    kinds = draw(st.lists(st.sampled_from(range(27)), min_size=13 - 3 * melds + extra,
+                          max_size=13 - 3 * melds + extra).filter(
+        lambda ts: max(Counter(ts).values()) <= 4))
+    counts = [0] * 27
+    for kind in kinds:
+        counts[kind] += 1
+    return counts, melds
+
+
+@settings(max_examples=150, deadline=None)
+@given(hand=st.one_of(_hands(0), _hands(1)))
+def test_shanten_equals_an_exhaustive_search(hand: tuple[list[int], int]) -> None:
+    counts, melds = hand
+    assert shanten_counts(counts, melds) == _reference_shanten(tuple(counts), melds)
+
+
+@settings(max_examples=150, deadline=None)
+@given(hand=_hands(0), unseen=st.lists(st.integers(0, 4), min_size=27, max_size=27))
+def test_useful_tiles_are_every_draw_that_lowers_the_shanten(
+    hand: tuple[list[int], int], unseen: list[int]
+) -> None:
+    """Useful tiles: of all 27 kinds not held four times, those whose draw lowers the
+    exhaustive-search shanten, in tile order, each with its unseen copies."""
+    counts, melds = hand
+    sh = _reference_shanten(tuple(counts), melds)
+    expected = []
+    for tile in Tile:
+        if counts[tile] < 4:
+            more = list(counts)
+            more[tile] += 1
+            if _reference_shanten(tuple(more), melds) < sh:
+                expected.append((tile, unseen[tile]))
+    assert useful_tiles(counts, melds, unseen) == (sh, expected)
 
 
 def test_hint_numbers_equal_the_analysis() -> None:
