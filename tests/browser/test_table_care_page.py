@@ -4,6 +4,8 @@ the phone layout, and 再来一场 with the real server's pages."""
 
 from __future__ import annotations
 
+import json
+import re
 import time
 from typing import Any
 
@@ -14,7 +16,7 @@ from majiang import get_variant
 from tests.support.start import match_start_dealt
 
 from . import test_table_page
-from .conftest import DESKTOP, PHONE, SCREENSHOTS
+from .conftest import DESKTOP, PHONE, SCREENSHOTS, wait_until
 from .fake_table import NAMES, FakeTable
 from .test_table_page import baogang_case3_round, duyun_round, open_page, zigong_room
 
@@ -216,3 +218,54 @@ def test_rematch_starts_a_new_match_with_the_same_four(browser, live_server):
     for page in pages:
         page.context.close()
 
+
+
+class _BeforeHandOne(FakeTable):
+    """A new match: hand 1 committed, not dealt, seat 2's value already in."""
+
+    def __init__(self) -> None:
+        super().__init__(duyun_round())
+        self.contributions: list[dict[str, Any]] = [{"seat": 2, "value": "ab" * 32}]
+
+    def frame(
+        self, kind: str, viewer: int | None, events: list[dict[str, Any]] | None = None
+    ) -> dict[str, Any]:
+        out = super().frame(kind, viewer, events)
+        out["observation"] = None
+        out["table"].update(
+            stage="between", hand=None, hands_played=0, commitment=None,
+            deadline=int(time.time() * 1000) + 6000,
+            next={"hand": 1, "commitment": "cd" * 32, "contributions": self.contributions},
+        )
+        return out
+
+    def _receive(self, ws: Any, viewer: int | None, message: str | bytes) -> None:
+        data = json.loads(message)
+        if data["type"] != "contribute":
+            super()._receive(ws, viewer, message)
+            return
+        self.sent.append({"viewer": viewer, **data})
+        self.contributions = sorted(
+            [*self.contributions, {"seat": viewer, "value": data["value"]}],
+            key=lambda c: c["seat"])
+        self.version += 1
+        self.broadcast([{"type": "contributed", "seat": viewer, "hand": 1,
+                         "value": data["value"]}])
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_before_hand_one_the_page_shows_the_shuffle_and_sends_its_value(
+    browser: Any, live_server: Any, room: dict[str, Any], size: str
+) -> None:
+    """Issue 30: a new match waits for the seats' values before dealing hand 1. The page
+    says so in words, sends its own value once, and shows who has sent one."""
+    table = _BeforeHandOne()
+    page = open_page(browser, live_server, room["users"][0], table, 0, size=SIZES[size])
+    wait_until(page, "document.body.innerText.includes('张三：已送出')")
+    text = page.inner_text(".shuffling")
+    assert "正在洗牌" in text and "王五：已送出" in text and "李四：等待中" in text
+    assert re.search(r"\d 秒后开局", text)
+    sent = [m for m in table.sent if m["type"] == "contribute"]
+    assert len(sent) == 1 and sent[0]["hand"] == 1
+    assert re.fullmatch(r"[0-9a-f]{64}", sent[0]["value"])
+    page.screenshot(path=str(SCREENSHOTS / f"table-shuffle-{size}.png"))
