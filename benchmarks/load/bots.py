@@ -2,7 +2,8 @@
 
 Each bot plays its seat from its own observation: it takes a win whenever one is offered,
 otherwise picks at random among ``observation.me.legal``; between hands it sends
-``ready_next``. It has at most one message in flight and sends it after ``think``
+``ready_next``. Before hand 1 it sends its ``contribute`` as the table page does. It has at most one
+message in flight and sends it after ``think``
 seconds. The latency of a message is the time from sending it to receiving the frame
 whose events confirm it (an event of the bot's seat of that type, its ``decided``, or the
 window the message opened: :data:`OPENS_WINDOW`).
@@ -20,6 +21,7 @@ import asyncio
 import contextlib
 import random
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,10 +39,11 @@ CONFIRM_TIMEOUT = 5.0
 """A message not confirmed (nor refused) within this long is given up on."""
 MAX_RETRIES = 3
 """Refused messages retried at one version before waiting for the next frame."""
-OPENS_WINDOW = {"declare": "baogang_panel", "discard": "baogang_panel", "kong": "rob_window"}
-"""An accepted message answered by the window it opens for the bot's seat, not by an event
-of its own type: a 报叫 declaration opens the seat's 报杠 panel (Z20), an added kong the
-others' window to rob it."""
+ANSWERED_BY = {"declare": "baogang_panel", "discard": "baogang_panel", "kong": "rob_window",
+               "contribute": "contributed"}
+"""An accepted message answered by another event than one of its own type: a 报叫
+declaration opens the seat's 报杠 panel (Z20), an added kong the others' window to rob it,
+a contribution is logged as ``contributed``."""
 
 
 def port_of(ports: list[int], table: int, seat: int, *, whole: bool) -> int:
@@ -74,7 +77,8 @@ class SeatLog:
     latencies: list[tuple[float, float]] = field(default_factory=list)
     """(sent at, seconds to confirmation), monotonic clock."""
     sent: int = 0
-    refused: int = 0
+    refused: Counter[str] = field(default_factory=Counter)
+    """Refusals by error code."""
     unconfirmed: int = 0
     frames: int = 0
     first_version: int | None = None
@@ -138,7 +142,7 @@ class Bot:
         log.frames += 1
         kind = frame.get("type")
         if kind == "error":
-            log.refused += 1
+            log.refused[frame.get("code", "?")] += 1
             self.in_flight = None
             await self._decide(ws)
             return
@@ -193,8 +197,8 @@ class Bot:
             await asyncio.sleep(self.think)
         self.retries[version] = self.retries.get(version, 0) + 1
         expect = {message["type"], "decided", "auto"}
-        if message["type"] in OPENS_WINDOW:
-            expect.add(OPENS_WINDOW[message["type"]])
+        if message["type"] in ANSWERED_BY:
+            expect.add(ANSWERED_BY[message["type"]])
         self.in_flight = _InFlight(time.monotonic(), version, frozenset(expect))
         self.log.sent += 1
         await ws.send(orjson.dumps({**message, "v": version}).decode())
@@ -202,6 +206,12 @@ class Bot:
     def _choose(self, frame: dict[str, Any]) -> dict[str, Any] | None:
         table, observation = frame["table"], frame["observation"]
         if table["stage"] == "between":
+            upcoming = table.get("next")
+            if (observation is None and upcoming is not None
+                    and all(c["seat"] != self.seat for c in upcoming["contributions"])):
+                # Before hand 1, as the table page does: the value also says "here".
+                return {"type": "contribute", "hand": upcoming["hand"],
+                        "value": self.rng.randbytes(32).hex()}
             return None if self.seat in table["ready"] else {"type": "ready_next"}
         if table["stage"] != "hand" or not observation:
             return None

@@ -238,7 +238,8 @@ def game(servers: Servers, count: int, *, think: float, warmup: float, duration:
     _fill_server_figures(result, first, last)
     logs = [p.log for p in players]
     result.problems = {
-        "refused": sum(log.refused for log in logs),
+        **{f"refused {code}": n
+           for code, n in sum((log.refused for log in logs), Counter()).items()},
         "unconfirmed": sum(log.unconfirmed for log in logs),
         "gaps": lost_events(players),
         "duplicates": sum(log.duplicates for log in logs),
