@@ -1,12 +1,11 @@
 """The bot client: log in over HTTP, join a room's table WebSocket, play legal actions.
 
 Each bot plays its seat from its own observation: it takes a win whenever one is offered,
-otherwise picks at random among ``observation.me.legal``; between hands it sends
-``ready_next``. Before hand 1 it sends its ``contribute`` as the table page does. It has at most one
-message in flight and sends it after ``think``
-seconds. The latency of a message is the time from sending it to receiving the frame
-whose events confirm it (an event of the bot's seat of that type, its ``decided``, or the
-window the message opened: :data:`OPENS_WINDOW`).
+otherwise picks at random among ``observation.me.legal``; before hand 1 it sends its
+``contribute`` as the table page does, between later hands ``ready_next``. It has at most
+one message in flight and sends it after ``think`` seconds. The latency of a message is the
+time from sending it to receiving the frame whose events confirm it (an event of the bot's
+seat of that type, its ``decided``, or the event that answers it: :data:`ANSWERED_BY`).
 
 It also checks the stream it receives: every ``update``/``catchup`` must continue from
 the last version seen (``from`` equal to it), never repeat one, and no second snapshot
