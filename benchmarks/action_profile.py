@@ -87,7 +87,7 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
         if match.status != Match.Status.PLAYING:
             return None
         rows = state.state_checkout(match)
-        state.state_checkin(match, rows)  # for the move, which takes it again
+        state.state_checkin(rows)  # for the move, which takes it again
         if match.stage != Match.Stage.HAND:
             for seat in range(4):
                 act(match_id=match.pk, user_id=t.users[seat].pk,  # type: ignore[attr-defined]

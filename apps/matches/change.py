@@ -1,13 +1,21 @@
-"""A change to one match: the locked row, its state, the log entries a service appends,
-and what happens once it commits.
+"""A change to one match: its state, the log entries a service appends, the write that
+the match row decides, and what happens once it commits.
 
-Services open a :class:`MatchChange` with :meth:`MatchChange.open`, which locks the match
-row (``select_for_update``; on SQLite every transaction is ``BEGIN IMMEDIATE``). They
-mutate the round and the rows through it, append log entries with :meth:`MatchChange.log`
-and call :meth:`MatchChange.save`, which writes the log rows, the match row and any
+A player's message runs through :func:`change_run`. It takes this process's cached state
+of the match without reading the row (the usual case: a room's moves reach one process),
+and the write is conditional on the row still being at the version that state was at
+(``UPDATE … WHERE version = v``). When the row has moved on (another process, the sweep),
+the change is rolled back and made again from the row read under its lock
+(``select_for_update``; on SQLite every transaction is ``BEGIN IMMEDIATE``), as the sweep,
+an admin's dissolve and a presence note always make theirs. A refusal judged on the cached
+state is checked against the row the same way, so no message is refused on a state that is
+out of date.
+
+A service mutates the round and the rows through the change, appends log entries with
+:meth:`MatchChange.log`; :meth:`MatchChange.save` writes the match row, the log rows and any
 changed seat, and registers the effects that run after the commit: the state goes back to
-the per-process cache and the update goes out through the channel layer. Nothing leaves
-the process before the commit.
+the per-process cache and the update goes out through the channel layer. Nothing leaves the
+process before the commit.
 
 The match row's ``timer_due`` is the next moment something falls due (a deadline, a seat
 in 托管, a dissolve vote's end); :func:`apps.matches.services.match_timers_fire` acts on
@@ -16,11 +24,12 @@ the rows whose moment has passed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
@@ -29,6 +38,11 @@ from majiang import Round
 from . import broadcast, frames, pacing, pause, state
 from .frames import auto_play_delay
 from .models import Hand, Match, MatchEvent, MatchPlayer
+from .protocol import MatchError
+
+
+class StaleStateError(Exception):
+    """The match row moved on from the cached state a change was made from."""
 
 
 @dataclass
@@ -44,17 +58,28 @@ class MatchChange:
     new_decision: bool = False
     signals: list[tuple[Signal, dict[str, Any]]] = field(default_factory=list)
     """Signals to send once every row of the change is written (still in the transaction)."""
+    cached: bool = False
+    """Made from the cached state, without reading the row: the write checks the row."""
     stored: dict[int, tuple[int, bool]] = field(init=False)
     """Each seat's ``(consecutive_timeouts, auto_play)`` as stored: only changed rows are saved."""
+    base: dict[str, Any] = field(init=False)
+    """The row as this change found it: the write is conditional on it."""
 
     def __post_init__(self) -> None:
         self.stored = {p.seat: _player_fields(p) for p in self.players}
+        self.base = {"version": self.match.version, "offline_since": self.match.offline_since}
 
     @classmethod
-    def open(cls, match_id: int, *, skip_locked: bool = False) -> MatchChange | None:
-        """Lock the match row and take its state (:func:`apps.matches.state.state_checkout`);
-        ``None`` if there is no such match, or, with ``skip_locked``, if another transaction
-        holds the row. Call inside ``transaction.atomic()``."""
+    def open(cls, match_id: int, *, cached: bool = False,
+             skip_locked: bool = False) -> MatchChange | None:
+        """The state of a match to change: with ``cached``, this process's cached state if
+        it holds one; else the row, locked, and its state
+        (:func:`apps.matches.state.state_checkout`). ``None`` if there is no such match,
+        or, with ``skip_locked``, if another transaction holds the row. Call inside
+        ``transaction.atomic()``."""
+        table = state.state_take(match_id) if cached else None
+        if table is not None:
+            return cls(table.match, table.players, table.hand, table.rnd, cached=True)
         try:
             match = Match.objects.select_for_update(skip_locked=skip_locked).get(pk=match_id)
         except Match.DoesNotExist:
@@ -118,16 +143,18 @@ class MatchChange:
         moment (a timer that found nothing to do) and whether the table is offline."""
         match = self.match
         match.timer_due = self.next_due()
+        row = Match.objects.filter(pk=match.pk, **self.base)
         if not self.entries:
-            Match.objects.filter(pk=match.pk).update(
-                timer_due=match.timer_due, offline_since=match.offline_since)
+            if not row.update(timer_due=match.timer_due, offline_since=match.offline_since):
+                raise StaleStateError
             self._checkin_on_commit()
             return
         match.changed_at = self.now
         if self.new_decision:
             match.decision_version = match.version
+        if not row.update(**{name: getattr(match, name) for name in _MATCH_FIELDS}):
+            raise StaleStateError
         MatchEvent.objects.bulk_create(self.entries)
-        match.save(update_fields=_MATCH_FIELDS)
         for player in self.players:
             if _player_fields(player) != self.stored[player.seat]:
                 player.save(update_fields=["consecutive_timeouts", "auto_play"])
@@ -141,13 +168,46 @@ class MatchChange:
 
     def release(self) -> None:
         """Give back the state of a change that applied nothing (a refusal, a timer with
-        nothing due): it is still the row's, so it stays cached."""
+        nothing due): it is still the row's, so it stays cached. Raises
+        :class:`StaleStateError` if it was cached and the row has moved on since."""
+        if self.cached and not Match.objects.filter(pk=self.match.pk, **self.base).exists():
+            raise StaleStateError
         if not self.entries:
-            state.state_checkin(self.match, state.TableState(self.players, self.hand, self.rnd))
+            state.state_checkin(self._table())
+
+    def _table(self) -> state.TableState:
+        return state.TableState(self.match, self.players, self.hand, self.rnd)
 
     def _checkin_on_commit(self) -> None:
-        match, table = self.match, state.TableState(self.players, self.hand, self.rnd)
-        transaction.on_commit(lambda: state.state_checkin(match, table))
+        table = self._table()
+        transaction.on_commit(lambda: state.state_checkin(table))
+
+
+def change_run(match_id: int, apply: Callable[[MatchChange], None]) -> MatchChange:
+    """Make one change to a match in its own transaction: ``apply`` checks and applies it
+    (raising :class:`~apps.matches.protocol.MatchError` to refuse, with nothing changed),
+    then it is saved. Made from the cached state first; made again from the locked row if
+    that turns out to be out of date (:class:`StaleStateError`, or a row of the same hand
+    or log entry that another process has written meanwhile)."""
+    try:
+        return _change_once(match_id, apply, cached=True)
+    except (StaleStateError, IntegrityError):
+        return _change_once(match_id, apply, cached=False)
+
+
+def _change_once(match_id: int, apply: Callable[[MatchChange], None], *,
+                 cached: bool) -> MatchChange:
+    with transaction.atomic():
+        change = MatchChange.open(match_id, cached=cached)
+        if change is None:
+            raise MatchError("no_match")
+        try:
+            apply(change)
+        except MatchError:
+            change.release()
+            raise
+        change.save()
+    return change
 
 
 _MATCH_FIELDS = [

@@ -11,14 +11,12 @@ only the seat's own observation (:func:`majiang.advisor.choose`).
 
 from __future__ import annotations
 
-from django.db import transaction
-
 from apps.accounts.models import User
 from apps.clubs.models import Membership, Room, RoomSeat
 from majiang import Action
 from majiang.advisor import choose
 
-from .change import MatchChange
+from .change import MatchChange, change_run
 from .models import Match, MatchEvent, MatchPlayer
 from .protocol import MatchError, table_event
 
@@ -43,17 +41,7 @@ def match_seat_take(*, match_id: int, user: User, seat: int) -> int:
 
     The seat's later hands are booked to the member; its hands so far stay the computer
     account's. Raises :class:`MatchError` with nothing changed."""
-    with transaction.atomic():
-        change = MatchChange.open(match_id)
-        if change is None:
-            raise MatchError("no_match")
-        try:
-            _take(change, user, seat)
-        except MatchError:
-            change.release()
-            raise
-        change.save()
-    return change.match.version
+    return change_run(match_id, lambda change: _take(change, user, seat)).match.version
 
 
 def _take(change: MatchChange, user: User, seat: int) -> None:

@@ -82,7 +82,7 @@ def table_snapshot(match_id: int, viewer: int | None) -> dict[str, Any]:
         frame = snapshot_frame(match, table.players, table.hand, table.rnd, viewer,
                                connected=connected)
     finally:
-        state.state_checkin(match, table)
+        state.state_checkin(table)
     frame["last_settlement"] = last_settlement(match)
     return frame
 

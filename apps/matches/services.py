@@ -1,5 +1,6 @@
 """Writes of live play. Every change to a match goes through one of these, serialised by
-``select_for_update`` on the match row (``BEGIN IMMEDIATE`` on SQLite).
+the match row (:mod:`apps.matches.change`: a write conditional on the row's version, or
+``select_for_update``; ``BEGIN IMMEDIATE`` on SQLite).
 
 - :func:`match_start`: a room's seats are all ready → create the match, commit to hand 1
   (dealt once every seat contributed to its wall, or after a few seconds).
@@ -26,7 +27,7 @@ from apps.clubs.models import Room
 from majiang import IllegalActionError
 
 from . import computer, lifecycle, pacing, pause
-from .change import MatchChange, moment_of
+from .change import MatchChange, change_run, moment_of
 from .frames import auto_play_delay, epoch_ms
 from .models import Match, MatchEvent, MatchPlayer
 from .protocol import ClientMessage, MatchError, parse_client_message, table_event
@@ -53,17 +54,7 @@ def match_act(*, match_id: int, user_id: int, payload: Any) -> int:
     ``stale_version``, a rules code such as ``not_your_turn`` ...) with nothing changed.
     """
     message = parse_client_message(payload)
-    with transaction.atomic():
-        change = MatchChange.open(match_id)
-        if change is None:
-            raise MatchError("no_match")
-        try:
-            _dispatch(change, user_id, message)
-        except MatchError:
-            change.release()
-            raise
-        change.save()
-    return change.match.version
+    return change_run(match_id, lambda change: _dispatch(change, user_id, message)).match.version
 
 
 def _dispatch(change: MatchChange, user_id: int, message: ClientMessage) -> None:

@@ -1,11 +1,13 @@
-"""A match's live state (players, current hand, its :class:`~majiang.Round`), rebuilt from
-the log, with a small per-process cache checked against the match row's version.
+"""A match's live state (its row, players, current hand, its :class:`~majiang.Round`),
+rebuilt from the log, with a small per-process cache checked against the match row's version.
 
 A hand's state is a pure function of its seed and its logged actions, and
 :attr:`Match.version` is the sequence number of the last log entry: every change to a
-playing match bumps it. So a cached entry tagged with the version read from the locked row
-is exactly the state at that row; any other entry is thrown away and the state is rebuilt
-from the log (a few milliseconds for a whole hand).
+playing match bumps it. So a cached entry tagged with the row's version is exactly the state
+at that row; any other entry is thrown away and the state is rebuilt from the log (a few
+milliseconds for a whole hand). A writer may also take the cached entry without reading the
+row: its write is conditional on the row still being at that version
+(:meth:`apps.matches.change.MatchChange.save`).
 
 An entry is *checked out* (taken out of the cache) by whoever uses it, writer or reader,
 and checked in again after a commit or a read: a round is never shared between two threads,
@@ -29,8 +31,9 @@ CACHE_SIZE = 2_000
 
 @dataclass(slots=True)
 class TableState:
-    """A match's players (with their users), current hand and round at one version."""
+    """A match's row, players (with their users), current hand and round at one version."""
 
+    match: Match
     players: list[MatchPlayer]
     hand: Hand | None
     rnd: Round | None
@@ -72,6 +75,7 @@ def state_checkout(match: Match) -> TableState:
         cached = _cache.pop(match.pk, None)
     if cached is not None and cached[0] == match.version:
         state = cached[1]
+        state.match = match
         for player in state.players:
             player.match = match
         if state.hand is not None:
@@ -80,12 +84,22 @@ def state_checkout(match: Match) -> TableState:
     players = list(MatchPlayer.objects.filter(match=match).select_related("user"))
     hand = match.hands.order_by("-number").first()
     rnd = round_rebuild(match, hand, upto=match.version) if hand is not None else None
-    return TableState(players, hand, rnd)
+    return TableState(match, players, hand, rnd)
 
 
-def state_checkin(match: Match, state: TableState) -> None:
-    """Cache ``state`` as the match's state at ``match.version`` (after a commit or a
-    read); a finished match is not kept."""
+def state_take(match_id: int) -> TableState | None:
+    """The cached state of a match, whatever its version, for a writer's use alone (its
+    write then checks that the row is still at ``state.match.version``); ``None`` if this
+    process holds none."""
+    with _cache_lock:
+        cached = _cache.pop(match_id, None)
+    return None if cached is None else cached[1]
+
+
+def state_checkin(state: TableState) -> None:
+    """Cache ``state`` as its match's state at ``state.match.version`` (after a commit or
+    a read); a finished match is not kept."""
+    match = state.match
     if match.status != Match.Status.PLAYING:
         return
     with _cache_lock:

@@ -11,6 +11,6 @@ def round_now(match: Match) -> Round:
     """The round of ``match`` at ``match.version`` (from this process's cache when it is
     current, else rebuilt from the log). Read it only: the next move may change it."""
     table = state.state_checkout(match)
-    state.state_checkin(match, table)
+    state.state_checkin(table)
     assert table.rnd is not None, "the match has no hand yet"
     return table.rnd
