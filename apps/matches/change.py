@@ -60,6 +60,8 @@ class MatchChange:
     """Signals to send once every row of the change is written (still in the transaction)."""
     cached: bool = False
     """Made from the cached state, without reading the row: the write checks the row."""
+    locked: bool = False
+    """A change from the cached state has locked the row (:meth:`lock`)."""
     stored: dict[int, tuple[int, bool]] = field(init=False)
     """Each seat's ``(consecutive_timeouts, auto_play)`` as stored: only changed rows are saved."""
     base: dict[str, Any] = field(init=False)
@@ -91,6 +93,17 @@ class MatchChange:
     def new(cls, match: Match, players: list[MatchPlayer]) -> MatchChange:
         """The change that creates ``match`` (before its first hand)."""
         return cls(match, players, None, None)
+
+    def lock(self) -> None:
+        """Lock the match row before writing any other row (a hand, a seat, the room), as a
+        change from the locked row does: two changes of one match then never hold rows the
+        other waits for. Raises :class:`StaleStateError` if the row has moved on from the
+        cached state."""
+        if self.cached and not self.locked:
+            row = Match.objects.select_for_update().filter(pk=self.match.pk, **self.base)
+            if not list(row.values_list("pk", flat=True)):
+                raise StaleStateError
+            self.locked = True
 
     def player_of(self, user_id: int) -> MatchPlayer | None:
         """The seated player who is this user, if any."""
