@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
+from django.db.models import QuerySet
 from django.dispatch import Signal
 from django.utils import timezone
 
@@ -100,8 +101,7 @@ class MatchChange:
         other waits for. Raises :class:`StaleStateError` if the row has moved on from the
         cached state."""
         if self.cached and not self.locked:
-            row = Match.objects.select_for_update().filter(pk=self.match.pk, **self.base)
-            if not list(row.values_list("pk", flat=True)):
+            if not list(self._row().select_for_update().values_list("pk", flat=True)):
                 raise StaleStateError
             self.locked = True
 
@@ -156,7 +156,7 @@ class MatchChange:
         moment (a timer that found nothing to do) and whether the table is offline."""
         match = self.match
         match.timer_due = self.next_due()
-        row = Match.objects.filter(pk=match.pk, **self.base)
+        row = self._row()
         if not self.entries:
             if not row.update(timer_due=match.timer_due, offline_since=match.offline_since):
                 raise StaleStateError
@@ -183,10 +183,14 @@ class MatchChange:
         """Give back the state of a change that applied nothing (a refusal, a timer with
         nothing due): it is still the row's, so it stays cached. Raises
         :class:`StaleStateError` if it was cached and the row has moved on since."""
-        if self.cached and not Match.objects.filter(pk=self.match.pk, **self.base).exists():
+        if self.cached and not self.locked and not self._row().exists():
             raise StaleStateError
         if not self.entries:
             state.state_checkin(self._table())
+
+    def _row(self) -> QuerySet[Match]:
+        """The match row, if it is still as this change found it."""
+        return Match.objects.filter(pk=self.match.pk, **self.base)
 
     def _table(self) -> state.TableState:
         return state.TableState(self.match, self.players, self.hand, self.rnd)
@@ -200,11 +204,10 @@ def change_run(match_id: int, apply: Callable[[MatchChange], None]) -> MatchChan
     """Make one change to a match in its own transaction: ``apply`` checks and applies it
     (raising :class:`~apps.matches.protocol.MatchError` to refuse, with nothing changed),
     then it is saved. Made from the cached state first; made again from the locked row if
-    that turns out to be out of date (:class:`StaleStateError`, or a row of the same hand
-    or log entry that another process has written meanwhile)."""
+    that turns out to be out of date (:class:`StaleStateError`)."""
     try:
         return _change_once(match_id, apply, cached=True)
-    except (StaleStateError, IntegrityError):
+    except StaleStateError:
         return _change_once(match_id, apply, cached=False)
 
 

@@ -96,14 +96,13 @@ def _pending_move(table: Any) -> dict[str, Any]:
 
 
 def _after_a_timeout_elsewhere(match_id: int) -> int:
-    """Let the decision time out now, and wait until the worker's sweep has played it;
-    return the version it left."""
+    """Let the decision time out now, and wait until the worker's sweep has played it (its
+    entries commit together); return the version it left."""
     before = Match.objects.get(pk=match_id).version
     past = timezone.now() - timedelta(seconds=1)
     Match.objects.filter(pk=match_id).update(deadline=past, timer_due=past)
     deadline = time.monotonic() + 20
-    while Match.objects.get(pk=match_id).version == before:
+    while (version := Match.objects.get(pk=match_id).version) == before:
         assert time.monotonic() < deadline, "the worker's sweep did not play the timeout"
         time.sleep(0.05)
-    time.sleep(0.3)  # the sweep may log more than one entry (a timeout, then a draw)
-    return Match.objects.get(pk=match_id).version
+    return version
