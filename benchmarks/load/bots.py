@@ -27,6 +27,7 @@ from typing import Any
 import orjson
 import requests
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 
 from .tables import PASSWORD
 
@@ -35,7 +36,13 @@ CONNECT_SPACING = 0.02
 """Seconds between the handshakes of successive clients of a run: a burst of hundreds of
 simultaneous handshakes exceeds a daphne process's Redis pool (100 connections)."""
 CONFIRM_TIMEOUT = 5.0
-"""A message not confirmed (nor refused) within this long is given up on."""
+"""A message not confirmed (nor refused) within this long is given up on: counted *late*,
+and whether the server answered it after all is checked against the log after the run
+(:func:`.scenario.unanswered`)."""
+DRAIN_QUIET, DRAIN_LIMIT = 2.0, 30.0
+"""After the run a bot sends nothing more and reads on until no frame came for
+``DRAIN_QUIET`` seconds (at most ``DRAIN_LIMIT``), so that the answers to messages still
+queued in a server reach it before it closes."""
 MAX_RETRIES = 3
 """Refused messages retried at one version before waiting for the next frame."""
 ANSWERED_BY = {"declare": "baogang_panel", "discard": "baogang_panel", "kong": "rob_window",
@@ -78,7 +85,10 @@ class SeatLog:
     sent: int = 0
     refused: Counter[str] = field(default_factory=Counter)
     """Refusals by error code."""
-    unconfirmed: int = 0
+    late: int = 0
+    """Messages given up on after :data:`CONFIRM_TIMEOUT` (answered later, or never)."""
+    matches: set[int] = field(default_factory=set)
+    """The matches this bot followed, whose logs hold what its accepted messages did."""
     frames: int = 0
     first_version: int | None = None
     version: int = -1
@@ -134,7 +144,19 @@ class Bot:
                     await self._decide(ws)
                     continue
                 await self._on_frame(ws, orjson.loads(raw))
+            await self._drain(ws)
         return self.log
+
+    async def _drain(self, ws: ClientConnection) -> None:
+        """Read (sending nothing) until the stream has been quiet for a while."""
+        self.done = True
+        limit = time.monotonic() + DRAIN_LIMIT
+        while (remaining := limit - time.monotonic()) > 0:
+            try:
+                raw = await asyncio.wait_for(ws.recv(), min(remaining, DRAIN_QUIET))
+            except (TimeoutError, ConnectionClosed):
+                return
+            await self._on_frame(ws, orjson.loads(raw))
 
     async def _on_frame(self, ws: ClientConnection, frame: dict[str, Any]) -> None:
         log = self.log
@@ -155,6 +177,7 @@ class Bot:
             else:
                 self.retries.clear()  # versions start again in a new match
             self.match = frame["table"]["match"]
+            log.matches.add(self.match)
         elif frame["v"] <= log.version:
             log.duplicates += 1
             return
@@ -176,12 +199,12 @@ class Bot:
 
     async def _decide(self, ws: ClientConnection) -> None:
         frame = self.last
-        if frame is None:
+        if frame is None or self.done:
             return
         if self.in_flight is not None:
             if time.monotonic() - self.in_flight.sent_at < CONFIRM_TIMEOUT:
                 return
-            self.log.unconfirmed += 1
+            self.log.late += 1
             self.in_flight = None
         table, version = frame["table"], frame["v"]
         if table["status"] != "playing":

@@ -24,7 +24,7 @@ SCALE_GOAL = 1.8
 process at 0.9× or better of one alone."""
 CAPACITY_THINK, CAPACITY_P99_MS = 3.0, 100.0
 """The capacity line: tables one daphne serves at this think time within this p99."""
-PROBLEMS = ("gaps", "duplicates", "resnapshots", "unconfirmed")
+PROBLEMS = ("gaps", "duplicates", "resnapshots", "unanswered")
 """Stream checks that count as an event lost or duplicated (refusals do not)."""
 
 
@@ -168,10 +168,12 @@ def _goals(results: list[Result], args: argparse.Namespace) -> list[str]:
         f"{_verdict(scale >= SCALE_GOAL)}")
     runs = _runs(results, "game", (2, "split", args.scale_tables, 0.0))
     lost = {name: sum(r.problems.get(name, 0) for r in runs) for name in PROBLEMS}
+    late = sum(r.problems.get("late", 0) for r in runs)
     rows.append(
         f"- Two daphne, every table split over both, {args.scale_tables} tables: nothing lost "
         f"or duplicated: {', '.join(f'{k} {v}' for k, v in lost.items())} over {len(runs)} "
-        f"runs; {_fmt(_median([r.per_second for r in runs]))} actions/s: "
+        f"runs (answered after 5 s: {late}); "
+        f"{_fmt(_median([r.per_second for r in runs]))} actions/s: "
         f"{_verdict(bool(runs) and not any(lost.values()))}")
     return rows
 
@@ -244,7 +246,7 @@ def _problems(results: list[Result]) -> list[str]:
         if bad:
             rows.append(f"- {r.kind}, {r.processes} daphne {r.routing}, {r.tables} tables, "
                         f"think {r.think:.0f} s, run {r.repeat + 1}: {bad}")
-    return rows or ["- none (no gaps, duplicates, re-snapshots, unconfirmed messages, "
+    return rows or ["- none (no gaps, duplicates, re-snapshots, late or unanswered messages, "
                     "refusals or stalls)"]
 
 
@@ -297,7 +299,9 @@ def markdown(results: list[Result], memory: dict[str, Any], machine: dict[str, A
         "no event it may see missing from its frames (*gaps*: a skipped version, checked against "
         "the log, held one; H2 lets a seat skip versions it may see nothing of), versions "
         "never repeated (*duplicates*), no second snapshot of "
-        "a match (*re-snapshots*), every message answered within 5 s (*unconfirmed*).",
+        "a match (*re-snapshots*), every message answered within 5 s (else *late*), and "
+        "after the run, against the log, every message sent either refused or applied "
+        "(else *unanswered*: a message lost).",
         "- Bare relay (`bare.py`, `transport.py`): groups of 4 connections routed like the "
         "tables, through the same channel layer, taking turns with one message in flight; "
         "ratio = game actions/s ÷ bare relay/s, run back to back at the same table count.",

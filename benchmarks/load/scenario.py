@@ -240,7 +240,8 @@ def game(servers: Servers, count: int, *, think: float, warmup: float, duration:
     result.problems = {
         **{f"refused {code}": n
            for code, n in sum((log.refused for log in logs), Counter()).items()},
-        "unconfirmed": sum(log.unconfirmed for log in logs),
+        "late": sum(log.late for log in logs),
+        "unanswered": unanswered(players),
         "gaps": lost_events(players),
         "duplicates": sum(log.duplicates for log in logs),
         "resnapshots": sum(log.resnapshots for log in logs),
@@ -263,6 +264,32 @@ def lost_events(players: list[bots.Bot]) -> int:
                    for entry in entries for logged in entry.payload["events"]):
                 lost += 1
     return lost
+
+
+def unanswered(players: list[bots.Bot]) -> int:
+    """Messages the server neither refused nor applied: each bot's sent messages less its
+    refusals and the log entries its messages made (its seat's actions that were not
+    timeouts, its ``contributed`` and ``ready_next``) in the matches it followed. A late
+    answer (after :data:`.bots.CONFIRM_TIMEOUT`) is an answer; only a dropped message
+    counts here."""
+    from apps.matches.models import MatchEvent  # noqa: PLC0415  (needs Django set up)
+
+    applied: Counter[tuple[int, int | None]] = Counter()
+    matches = set().union(*(p.log.matches for p in players))
+    for match, seat, payload in MatchEvent.objects.filter(match_id__in=matches).values_list(
+            "match_id", "seat", "payload"):
+        if "action" in payload:
+            applied[match, seat] += not payload["timeout"]
+            continue
+        for logged in payload["events"]:
+            public = logged.get("public", {})
+            if public.get("type") in ("contributed", "ready_next"):
+                applied[match, public["seat"]] += 1
+    return sum(
+        max(0, p.log.sent - p.log.refused.total()
+            - sum(applied[match, p.seat] for match in p.log.matches))
+        for p in players
+    )
 
 
 def _whole(routing: str) -> bool:
