@@ -270,8 +270,8 @@ def unanswered(players: list[bots.Bot]) -> int:
     """Messages the server neither refused nor applied: each bot's sent messages less its
     refusals and the log entries its messages made (its seat's actions that were not
     timeouts, its ``contributed`` and ``ready_next``) in the matches it followed. A late
-    answer (after :data:`.bots.CONFIRM_TIMEOUT`) is an answer; only a dropped message
-    counts here."""
+    answer (after :data:`.bots.CONFIRM_TIMEOUT`) is an answer. Counted either way, so
+    that a miscount cannot hide a dropped message."""
     from apps.matches.models import MatchEvent  # noqa: PLC0415  (needs Django set up)
 
     applied: Counter[tuple[int, int | None]] = Counter()
@@ -286,7 +286,7 @@ def unanswered(players: list[bots.Bot]) -> int:
             if public.get("type") in ("contributed", "ready_next"):
                 applied[match, public["seat"]] += 1
     return sum(
-        max(0, p.log.sent - p.log.refused.total()
+        abs(p.log.sent - p.log.refused.total()
             - sum(applied[match, p.seat] for match in p.log.matches))
         for p in players
     )

@@ -13,9 +13,9 @@ from channels.testing import WebsocketCommunicator
 
 from apps.accounts.models import User
 from apps.matches import broadcast, consumers, services, state
+from apps.matches.frames import viewer_events
 from apps.matches.models import Hand, Match, MatchEvent
 from majiang import VARIANTS
-from majiang.actions import logged_for_viewer
 from majiang.record import replay
 from majiang.wall import wall_seed
 
@@ -94,8 +94,7 @@ def _frame_due(match_id: int, since: int, upto: int, viewer: int | None) -> bool
     """Whether the log between versions ``since`` and ``upto`` holds an event ``viewer``
     may see (else, H2, it gets no frame for that change)."""
     entries = MatchEvent.objects.filter(match_id=match_id, seq__gt=since, seq__lte=upto)
-    return any(logged_for_viewer(logged, viewer) is not None
-               for entry in entries for logged in entry.payload["events"])
+    return bool(viewer_events(entries, viewer))
 
 
 async def frames_after_move(
@@ -118,7 +117,7 @@ async def frames_after_move(
             frames.append((viewer, await recv(comm)))
         else:
             assert await comm.receive_nothing(0.3), "H2: a frame for a change it sees nothing of"
-    return sorted(frames, key=lambda pair: pair[0])
+    return frames
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
