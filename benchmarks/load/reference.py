@@ -1,15 +1,16 @@
 """The game against the plain design it must not fall below, measured in the same run.
 
-    .venv/bin/python benchmarks/load/reference.py [--commit 1e70f81] [--rounds 2] [--write-docs]
+    .venv/bin/python benchmarks/load/reference.py [--commit 1e70f81] [--rounds 2]
+        [--think-tables 100] [--write-docs]
 
 Issue 29 sets the floor at "the plain design's level": its one write path as first built
 (``--commit``: a row lock per move, moves in threads, the pub/sub layer, before the
 features built on it since). The bare relay's speed, and with it the ratio, moves with the
 machine, so this checks that commit out into a temporary git worktree and runs it and this
 tree in turn, ``--rounds`` times each, every turn with its own tree's load benchmark (its
-bots and servers): 10 tables at full speed, three bare relay and game pairs back to back.
-It reports each tree's median ratio and game rate and, with ``--write-docs``, puts them in
-``docs/benchmarks.md``.
+bots and servers): 10 tables at full speed, three bare relay and game pairs back to back,
+then ``--think-tables`` tables at 1 s think. It reports each tree's median ratio, game rate
+and p99 and, with ``--write-docs``, puts them in ``docs/benchmarks.md``.
 
 Run as a script, not with ``-m``: each turn runs this file again in a child process whose
 imports come from that turn's tree.
@@ -27,17 +28,20 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve()
 ROOT = HERE.parents[2]
 PLAIN_DESIGN = "1e70f81"
 PAIRS, TABLES = 3, 10
+THINK_TABLES, THINK_SECONDS = 100, 1.0
 RESULT = "result: "
 BEGIN, END = "<!-- load-reference:begin -->", "<!-- load-reference:end -->"
 
 
-def turn() -> None:
-    """In a child process whose ``benchmarks`` package is one tree's: the pairs, as JSON."""
+def turn(think_tables: int) -> None:
+    """In a child process whose ``benchmarks`` package is one tree's: the pairs and the
+    think-time run's p99, as JSON."""
     from benchmarks.load.processes import Servers  # noqa: PLC0415
     from benchmarks.load.run import (  # noqa: PLC0415
         DEFAULT_DATABASE,
@@ -59,48 +63,61 @@ def turn() -> None:
                                            routing="whole", play_on=True, hands_per_match=16)
             tables.tables_abandon(bench)
             pairs.append((bare.per_second, game.per_second))
+        game, bench, _ = scenario.game(servers, think_tables, think=THINK_SECONDS, warmup=9,
+                                       duration=20, routing="whole", play_on=True,
+                                       hands_per_match=16)
+        tables.tables_abandon(bench)
     finally:
         servers.stop()
-    print(RESULT + json.dumps(pairs), flush=True)
+    print(RESULT + json.dumps({"pairs": pairs, "p99": game.percentile(99)}), flush=True)
 
 
-def run_turn(tree: Path) -> list[tuple[float, float]]:
+def run_turn(tree: Path, think_tables: int) -> dict[str, Any]:
     """One turn of ``tree`` (same interpreter and packages as this one): its (bare relay/s,
-    game actions/s) pairs."""
+    game actions/s) pairs and its p99 in ms at ``think_tables`` tables."""
     done = subprocess.run(
-        [sys.executable, str(HERE), "--turn"], cwd=tree, capture_output=True, text=True,
-        env={**os.environ, "PYTHONPATH": str(tree)}, check=False,
+        [sys.executable, str(HERE), "--turn", "--think-tables", str(think_tables)], cwd=tree,
+        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(tree)},
+        check=False,
     )
     if done.returncode:
         raise SystemExit(f"the turn in {tree} failed:\n{done.stderr[-3000:]}")
     line = next(x for x in done.stdout.splitlines() if x.startswith(RESULT))
-    return [tuple(pair) for pair in json.loads(line.removeprefix(RESULT))]
+    result: dict[str, Any] = json.loads(line.removeprefix(RESULT))
+    return result
 
 
-def section(commit: str, figures: dict[str, list[tuple[float, float]]], minutes: float) -> str:
+def section(commit: str, figures: dict[str, list[dict[str, Any]]], think_tables: int,
+            minutes: float) -> str:
     """The generated section of ``docs/benchmarks.md``."""
     head = HERE.relative_to(ROOT)
     rows = []
-    for name, pairs in figures.items():
+    for name, turns in figures.items():
+        pairs = [pair for t in turns for pair in t["pairs"]]
         ratios = [game / bare for bare, game in pairs]
+        p99 = [t["p99"] for t in turns]
         rows.append(
             f"| {name} | {len(pairs)} | {statistics.median(g for _, g in pairs):.1f} | "
             f"{statistics.median(b for b, _ in pairs):.1f} | {statistics.median(ratios):.0%} "
-            f"({min(ratios):.0%}–{max(ratios):.0%}) |"
+            f"({min(ratios):.0%}–{max(ratios):.0%}) | {statistics.median(p99):.1f} "
+            f"({' / '.join(f'{x:.1f}' for x in p99)}) |"
         )
     return "\n".join([
         BEGIN,
         "# Load benchmark against the plain design",
         "",
-        f"Generated by `.venv/bin/python {head} --write-docs` on "
+        f"Generated by `.venv/bin/python {head} --think-tables {think_tables} --write-docs` on "
         f"{datetime.now(UTC).date().isoformat()} in {minutes:.0f} minutes: {_cpu_model()}, "
         f"{os.cpu_count()} cores; rerun it to refresh this section. One daphne, {TABLES} "
         f"tables at full speed; each tree runs its own load benchmark, the two trees in turn, "
-        f"{PAIRS} bare relay and game pairs a turn. The plain design is commit `{commit}`, "
-        "issue 29's floor. Rates and ratios are medians over the pairs (range in brackets).",
+        f"{PAIRS} bare relay and game pairs a turn, then {think_tables} tables at "
+        f"{THINK_SECONDS:.0f} s think. The plain design is commit `{commit}`, issue 29's floor. "
+        "Rates and ratios are medians over the pairs (range in brackets); the p99 is the "
+        "median of the turns' own (each turn's).",
         "",
-        "| tree | pairs | game actions/s | bare relay/s | game ÷ bare relay |",
-        "| --- | ---: | ---: | ---: | ---: |",
+        f"| tree | pairs | game actions/s | bare relay/s | game ÷ bare relay | p99 ms, "
+        f"{think_tables} tables at {THINK_SECONDS:.0f} s think |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
         *rows,
         END,
     ])
@@ -128,27 +145,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--commit", default=PLAIN_DESIGN)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--think-tables", type=int, default=THINK_TABLES)
     parser.add_argument("--write-docs", action="store_true")
     parser.add_argument("--turn", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.turn:
-        turn()
+        turn(args.think_tables)
         return
     started = time.monotonic()
     worktree = Path(tempfile.mkdtemp(prefix="plain-design-"))
     subprocess.run(["git", "worktree", "add", "--detach", str(worktree), args.commit],
                    cwd=ROOT, check=True, capture_output=True)
     names = {"plain design": worktree, "this tree": ROOT}
-    figures: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
+    figures: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
     try:
         for _ in range(args.rounds):
             for name, tree in names.items():
-                figures[name] += run_turn(tree)
-                print(name, figures[name][-PAIRS:], flush=True)
+                figures[name].append(run_turn(tree, args.think_tables))
+                print(name, figures[name][-1], flush=True)
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=ROOT,
                        check=True)
-    text = section(args.commit, figures, (time.monotonic() - started) / 60)
+    text = section(args.commit, figures, args.think_tables,
+                   (time.monotonic() - started) / 60)
     print(text)
     if args.write_docs:
         write(ROOT / "docs" / "benchmarks.md", text)
