@@ -330,12 +330,13 @@ def markdown(results: list[Result], memory: dict[str, Any], machine: dict[str, A
     return "\n".join(lines) + "\n"
 
 
-def write(path: Path, section: str) -> None:
-    """Replace the load section of ``path`` (or append it), keeping everything else."""
+def write(path: Path, section: str, *, begin: str = BEGIN, end: str = END) -> None:
+    """Replace the section of ``path`` between ``begin`` and ``end`` (the load section's
+    markers unless told), or append it, keeping everything else."""
     text = path.read_text()
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1].lstrip("\n")
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        tail = rest.split(end, 1)[1].lstrip("\n")
         text = head + section + (("\n" + tail) if tail else "")
     else:
         text = text.rstrip("\n") + "\n\n" + section
