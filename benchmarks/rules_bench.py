@@ -8,7 +8,11 @@ Figures, each a median over repeated timed batches (hand generation is outside t
   ``mahjong``'s ``Agari.is_agari`` on the same hands;
 - our waits (:func:`majiang.analysis.waits_keys`) per 13-tile hand, and 27 calls of
   ``Agari.is_agari`` (one per candidate tile) on the same hands;
-- complete random-bot hands of the basic variant (4 players) per second on one core.
+- complete random-bot hands of the basic variant (4 players) per second on one core;
+- the advisor's hint caches (issue 51): whole 都匀 and 自贡 hands where every decision asks
+  for :func:`majiang.advisor.discard_hints` and then plays :func:`majiang.advisor.choose`
+  (what a table with hints and computer seats does); the hint time per call, each cache's
+  hit rate and entries, and the entries held as the hands go on.
 
 This is a measurement, not a test: nothing here fails when a goal is missed.
 """
@@ -127,17 +131,106 @@ def mahjong_version() -> str:
         return "unknown"
 
 
+HINT_CACHES = ("_suit_reading", "_draws", "_standard", "_combined",
+               "_suit_options", "_suit_pairs")  # the last two: the caches before issue 51
+
+
+def hint_caches(n: int) -> dict[str, object]:
+    """Play ``n`` hands asking for hints at every decision, from empty caches."""
+    import resource  # noqa: PLC0415
+
+    from majiang import advisor  # noqa: PLC0415
+
+    caches = {name: getattr(advisor, name) for name in HINT_CACHES
+              if hasattr(getattr(advisor, name, None), "cache_info")}
+    for cache in caches.values():
+        cache.cache_clear()
+
+    def entries() -> int:
+        held = sum(c.cache_info().currsize for c in caches.values())
+        return held + len(getattr(advisor, "_READINGS", ()))  # the table before issue 51
+
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    times: list[float] = []
+    growth = []
+    for i in range(n):
+        variant = get_variant(("duyun", "zigong")[i % 2])
+        rnd, _ = Round.deal(variant, None, dealer=i % 4, seed=f"hints-{i}")
+        while not rnd.ended:
+            seat = rnd.pending()[0]
+            obs = rnd.observation(seat)
+            start = time.perf_counter()
+            advisor.discard_hints(obs)
+            times.append(time.perf_counter() - start)
+            rnd.apply(advisor.choose(obs, rnd.legal_actions(seat), seed=i))
+        if (i + 1) % max(1, n // 4) == 0:
+            growth.append((i + 1, entries()))
+    tail = sorted(times[len(times) // 2:])
+    return {
+        "calls": len(times),
+        "mean_us": statistics.fmean(times) * 1e6,
+        "warm_median_us": tail[len(tail) // 2] * 1e6,
+        "warm_mean_us": statistics.fmean(tail) * 1e6,
+        "warm_p99_us": tail[int(len(tail) * 0.99)] * 1e6,
+        "caches": {name: c.cache_info() for name, c in caches.items()},
+        "growth": growth,
+        "rss_growth_mib": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss) / 1024,
+    }
+
+
+def hint_lines(found: dict[str, object], hands: int) -> list[str]:
+    """The Markdown of :func:`hint_caches`' figures."""
+    caches = found["caches"]
+    assert isinstance(caches, dict)
+    lines = [
+        "## Hint caches (issue 51)",
+        "",
+        f"{hands} hands (都匀 and 自贡 in turn, 4 players), every decision of every seat asks "
+        f"for the discard hints and then plays the advisor's choice: {found['calls']} hint "
+        "calls, from empty caches. Wall-clock time per hint call (`time.perf_counter`); "
+        "\"warm\" is the second half of the calls.",
+        "",
+        f"- Hint time: mean {found['mean_us']:.0f} µs over all calls; warm median "
+        f"{found['warm_median_us']:.0f} µs, mean {found['warm_mean_us']:.0f} µs, p99 "
+        f"{found['warm_p99_us']:.0f} µs.",
+        "- Entries held in all hint caches after "
+        + ", ".join(f"{h} hands: {e}" for h, e in found["growth"])  # type: ignore[attr-defined]
+        + f"; peak RSS grew {found['rss_growth_mib']:.0f} MiB during the run.",
+        "",
+        "| Cache | Bound | Entries at the end | Hits | Misses | Hit rate |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for name, info in caches.items():
+        rate = info.hits / max(1, info.hits + info.misses)
+        bound = "none" if info.maxsize is None else str(info.maxsize)
+        lines.append(f"| `{name}` | {bound} | {info.currsize} | {info.hits} | {info.misses} "
+                     f"| {rate:.1%} |")
+    return [*lines, ""]
+
+
 LOAD_SECTION = "<!-- load-benchmark:begin -->"
 """Where the load benchmark's section of the document starts (benchmarks/load/report.py)."""
 
 
-def main() -> None:
+def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--hands", type=int, default=2000, help="hands per timed batch")
     parser.add_argument("--repeat", type=int, default=15, help="timed batches per figure")
     parser.add_argument("--bot-hands", type=int, default=2000, help="bot hands to play")
+    parser.add_argument("--hint-hands", type=int, default=1000,
+                        help="hands for the hint-cache figures")
+    parser.add_argument("--hints-only", action="store_true",
+                        help="print the hint-cache figures only, write nothing")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = arguments()
+    hints = hint_caches(args.hint_hands)
+    if args.hints_only:
+        print("\n".join(hint_lines(hints, args.hint_hands)))
+        return
 
     from mahjong.agari import Agari  # noqa: PLC0415 (only the benchmark needs it)
 
@@ -238,6 +331,7 @@ def main() -> None:
         verdict = "yes" if met else "no"
         lines.append(f"| {name} | {ours} | {theirs} | {ratio} | {goal} | {verdict} |")
     lines.append("")
+    lines += hint_lines(hints, args.hint_hands)
     text = "\n".join(lines)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     # The load benchmark owns everything from its marker on; keep it.

@@ -28,6 +28,7 @@ from redis.connection import parse_url as parse_redis_url
 
 from apps.core.embedded_redis import EMBEDDED_REDIS_URL
 from apps.ledgers.signing import DEVELOPMENT_KEY as DEVELOPMENT_LEDGER_KEY
+from apps.matches.pacing import COMPUTER_PAUSE_MS, SWEEP_SECONDS
 
 # Django's generic classes (ModelAdmin, ModelForm, CreateView ...) accept the type parameters
 # that django-stubs gives them: ModelAdmin[Club] at runtime as for mypy.
@@ -62,7 +63,9 @@ INSTALLED_APPS = [
     "channels",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "axes",
+    "knox",
     "apps.core",
     "apps.accounts",
     "apps.clubs",
@@ -89,9 +92,6 @@ MIDDLEWARE = [
 # files; an inline script carries the request's nonce. No inline event
 # handlers, no ``javascript:`` links. WebSockets go to this host ('self' covers ws/wss).
 CONTENT_SECURITY_POLICY = {
-    # The API's Swagger page (drf-spectacular) loads its viewer from a CDN with an inline
-    # script; it is for developers and has no policy.
-    "EXCLUDE_URL_PREFIXES": ["/api/docs/"],
     "DIRECTIVES": {
         "default-src": [SELF],
         "script-src": [SELF, NONCE],
@@ -138,13 +138,24 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     # Under ASGI every request and every move runs in a thread of its own, so connections
     # are not kept per thread (CONN_MAX_AGE 0) but borrowed from psycopg's pool, as Django
-    # recommends. A call waits at most 2 s for a connection: with the database unreachable
+    # recommends. A call waits at most 3 s for a connection: with the database unreachable
     # a move is refused as unavailable then, rather than hanging. One test database per
     # test run (process), so concurrent runs on one server never collide (pytest-xdist
     # appends its worker suffix to this name).
+    #
+    # After a database restart the pool's idle connections are dead. The pool checks a
+    # connection before lending it (Django hands CONN_HEALTH_CHECKS to psycopg's pool as
+    # ``check_connection``; one round trip), but waits 1 s, then 2 s … before checking the
+    # next idle one: so it keeps one idle connection, not more (min_size 1), and the wait
+    # (3 s) covers one dead connection and a fresh connect. Its background reconnection
+    # backs off the same way and would leave the first pages after a longer outage waiting
+    # beyond that: it gives up after 2 s (reconnect_timeout), and the next request that needs
+    # a connection makes a fresh attempt at once.
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
-        "min_size": 2, "max_size": env.int("DATABASE_POOL_SIZE", default=20), "timeout": 2,
+        "min_size": 1, "max_size": env.int("DATABASE_POOL_SIZE", default=20), "timeout": 3,
+        "reconnect_timeout": 2,
     }
     DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -238,12 +249,19 @@ CHANNEL_LAYERS: dict[str, dict[str, Any]] = {
     },
 }
 # One cache for every process (the registration rate limit must be global). It lives in
-# its own Redis database: clearing a Redis cache flushes the whole database, which must
-# never take the channel layer or the Celery queues with it.
+# its own Redis database (``CACHE_URL``; by default the one after ``REDIS_URL``'s):
+# clearing a Redis cache flushes the whole database, which must never take the channel
+# layer or the Celery queues with it.
+def cache_url(redis_url: str) -> str:
+    """The cache's default Redis: ``redis_url``'s server, the database after its own."""
+    db = int(parse_redis_url(redis_url).get("db", 0))  # type: ignore[no-untyped-call]
+    return urlunsplit(urlsplit(redis_url)._replace(path=f"/{db + 1}"))
+
+
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": env("CACHE_URL", default=urlunsplit(urlsplit(REDIS_URL)._replace(path="/1"))),
+        "LOCATION": env("CACHE_URL", default=cache_url(REDIS_URL)),
     }
 }
 CELERY_BROKER_URL = REDIS_URL
@@ -258,19 +276,33 @@ CELERY_DB_REUSE_MAX = 1_000_000
 # Celery beat (embedded: the worker's --beat; at scale: one `celery -A config beat` process)
 # sweeps the matches whose next due moment has passed (apps/matches/tasks.py). A schedule
 # of one task every second has nothing worth keeping on disk.
-CELERY_BEAT_SCHEDULE = {"matches-sweep": {"task": "matches.sweep", "schedule": 1.0}}
+# Tests that start real servers (browser, example bot) play computers at a quicker pace
+# through these two; players always get apps/matches/pacing.py's values.
+MATCH_SWEEP_SECONDS = env.float("MATCH_SWEEP_SECONDS", default=SWEEP_SECONDS)
+MATCH_COMPUTER_PAUSE_MS = tuple(env.list("MATCH_COMPUTER_PAUSE_MS", cast=int,
+                                         default=list(COMPUTER_PAUSE_MS)))
+CELERY_BEAT_SCHEDULE = {"matches-sweep": {"task": "matches.sweep",
+                                          "schedule": MATCH_SWEEP_SECONDS}}
 CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 
+# Personal API tokens (django-rest-knox): ``Authorization: Bearer mj_…``, stored as digests.
+KNOX_TOKEN_MODEL = "accounts.ApiToken"
+# knox's own migrations create its AuthToken table even when the model is swapped out; that
+# orphan table references accounts_user, so PostgreSQL refuses to truncate users without it.
+# The swapped model needs no table: knox is left unmigrated.
+MIGRATION_MODULES = {"knox": None}
+REST_KNOX = {"AUTH_HEADER_PREFIX": "Bearer", "TOKEN_TTL": None, "TOKEN_PREFIX": "mj_"}
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "apps.core.authentication.SessionCsrfAuthentication",
+        "apps.core.authentication.BearerTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "apps.core.schema.AutoSchema",
     # Per-user limits (apps/core/throttles.py); a view's ``throttle_scope`` picks its rate.
     "DEFAULT_THROTTLE_CLASSES": [
         "apps.core.throttles.WriteThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        "apps.core.throttles.ReadThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "user": env("API_READS_PER_MINUTE", default="600") + "/min",
@@ -284,6 +316,10 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "麻将亲友圈 API",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI from the drf-spectacular-sidecar package, served as this site's static
+    # files under its CSP: no CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     # The schema and its Swagger page are public: they describe the API, not its data.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     # apps.core.converters.DatabaseIdConverter: up to 18 digits.
@@ -315,4 +351,10 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
+    # The sweep's routine runs (apps.matches.tasks.SWEEP_TASK) are not logged by Celery.
+    "filters": {"sweep": {"()": "config.log_filters.DropTaskRuns", "task": "matches.sweep"}},
+    "loggers": {
+        name: {"filters": ["sweep"]}
+        for name in ("celery.beat", "celery.worker.strategy", "celery.app.trace")
+    },
 }

@@ -7,7 +7,9 @@ a seat in 托管 plays on exactly what a player would see. The ranking combines:
 - **shanten** (向听数: how many tiles from ready), from a per-suit table of sets and partial
   sets, seven pairs included;
 - **useful tiles** weighted by how many copies are still unseen, and, for a ready hand,
-  each wait's value under the variant's scoring;
+  each wait's value under the variant's scoring (with the melds and declaration it would
+  be won with: a hypothetical 碰 or 杠, 报听 or 报叫);
+- a kong's **replacement tile**, a draw besides the seat's turn;
 - **per-variant values** (:class:`Valuation`): 都匀 patterns and the 平胡-on-a-discard rule
   (D6, D7), 幺鸡 and 冲锋鸡/责任鸡 risk (D17–D19), 翻牌鸡 chances (D15), 豆 (D11, D12) and
   报听 (D9); 自贡 fan with 根 (Z11), 报叫/报杠 (Z19, Z20), 查叫 and 退税 near the end of the
@@ -20,10 +22,9 @@ observation, the legal actions and the seed.
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any
 
 from majiang.actions import Action, ActionType
@@ -35,6 +36,7 @@ from majiang.variants.duyun.patterns import pattern_of
 from majiang.variants.zigong.fan import hand_fan
 
 __all__ = [
+    "LEVELS",
     "DuyunValuation",
     "Hint",
     "Ranked",
@@ -84,12 +86,37 @@ def _pareto(found: set[tuple[int, int, int]]) -> _Readings:
     return tuple(best)
 
 
-@cache
-def _suit_options(key: int) -> _Readings:
+def _pack(readings: _Readings) -> int:
+    """A Pareto set of readings as one int, 13 bits a reading (a marker bit, then 4 bits for
+    each count; no count exceeds 14 tiles' 7): many suits (and pairs of suits) read alike, so
+    :func:`_standard` is computed once per pair of ints, and an int names a set without a
+    table that would grow (issue 51)."""
+    out = 0
+    for m, t, p in reversed(readings):
+        out = out << 13 | 1 << 12 | m << 8 | t << 4 | p
+    return out
+
+
+def _unpack(packed: int) -> _Readings:
+    out = []
+    while packed:
+        out.append(((packed >> 8) & 15, (packed >> 4) & 15, packed & 15))
+        packed >>= 13
+    return tuple(out)
+
+
+# The hint caches are bounded (issue 51: they ran in every move thread and never gave memory
+# back). Sizes from benchmarks/rules_bench.py's hint-cache figures: past these the hit rate
+# and the hint time barely change.
+
+
+@lru_cache(maxsize=1 << 15)
+def _suit_reading(key: int) -> int:
     """The Pareto-best (sets, partial sets, pairs) readings of one suit's tiles, given as a
-    suit key (3 bits per rank). Pairs beyond the first count as partial sets later."""
+    suit key (3 bits per rank), packed by :func:`_pack`. Pairs beyond the first count as
+    partial sets later."""
     if key == 0:
-        return ((0, 0, 0),)
+        return _pack(((0, 0, 0),))
     rank = 0
     while not (key >> (3 * rank)) & 7:
         rank += 1
@@ -102,61 +129,38 @@ def _suit_options(key: int) -> _Readings:
                 break
             rest -= 1 << (3 * r)
         else:
-            for m, t, p in _suit_options(rest):
+            for m, t, p in _unpack(_suit_reading(rest)):
                 found.add((m + dm, t + dt, p + dp))
-    return _pareto(found)
-
-
-_READING_IDS: dict[_Readings, int] = {}
-_READINGS: list[_Readings] = []
-_READINGS_LOCK = threading.Lock()
-
-
-def _reading_id(readings: _Readings) -> int:
-    """A small number naming a Pareto set of readings: many suits (and pairs of suits)
-    read alike, so :func:`_standard` is computed once per pair of numbers."""
-    with _READINGS_LOCK:
-        found = _READING_IDS.get(readings)
-        if found is None:
-            found = _READING_IDS[readings] = len(_READINGS)
-            _READINGS.append(readings)
-        return found
-
-
-@cache
-def _suit_reading(key: int) -> int:
-    """The :func:`_reading_id` of one suit's readings."""
-    return _reading_id(_suit_options(key))
+    return _pack(_pareto(found))
 
 
 def _pair_reading(ka: int, kb: int) -> int:
-    """The :func:`_reading_id` of two suits read together. A seat's hints change one suit
-    at a time, so the other two are read once per hand, not once per candidate tile."""
+    """The :func:`_pack` of two suits read together. A seat's hints change one suit at a
+    time, so the other two are read once per hand, not once per candidate tile."""
     return _combined(_suit_reading(ka), _suit_reading(kb))
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)
 def _combined(one: int, two: int) -> int:
-    """The :func:`_reading_id` of two readings' sums."""
-    return _reading_id(_pareto({
+    """The :func:`_pack` of two packed readings' sums."""
+    return _pack(_pareto({
         (a[0] + b[0], a[1] + b[1], a[2] + b[2])
-        for a in _READINGS[one] for b in _READINGS[two]
+        for a in _unpack(one) for b in _unpack(two)
     }))
 
 
-@cache
 def _suit_pairs(key: int) -> int:
     """Pairs in one suit for seven pairs, four identical tiles counting as two (D6 龙七对, Z11)."""
     return sum(((key >> (3 * r)) & 7) // 2 for r in range(9))
 
 
-@lru_cache(maxsize=1 << 17)
+@lru_cache(maxsize=1 << 16)
 def _standard(one: int, two: int, need: int) -> int:
     """The standard-form shanten of one suit's readings combined with the other two's, both
-    given by :func:`_reading_id`, with ``need`` sets to make."""
+    packed by :func:`_pack`, with ``need`` sets to make."""
     best = 8
-    for a0, a1, a2 in _READINGS[one]:
-        for b0, b1, b2 in _READINGS[two]:
+    for a0, a1, a2 in _unpack(one):
+        for b0, b1, b2 in _unpack(two):
             m = a0 + b0
             t = a1 + b1
             p = a2 + b2
@@ -240,6 +244,18 @@ class SeatView:
         """Whether the seat owns a 豆 (any kong, D11)."""
         return any(m.kind is not MeldKind.PUNG for m in self.melds)
 
+    @property
+    def in_melds(self) -> list[int]:
+        """Copies of each tile kind in the seat's own melds."""
+        return _meld_counts(self.melds)
+
+
+def _meld_counts(melds: Sequence[Meld]) -> list[int]:
+    held = [0] * 27
+    for meld in melds:
+        held[meld.tile] += meld.size
+    return held
+
 
 def unseen_counts(observation: Mapping[str, Any]) -> list[int]:
     """How many copies of each tile kind ``observation``'s seat has not seen: four of each
@@ -251,11 +267,20 @@ def unseen_counts(observation: Mapping[str, Any]) -> list[int]:
         left[tile] = 4
     me = observation["me"]
     seen = _concealed(me)
-    for s in observation["seats"]:
+    seats = observation["seats"]
+    for s in seats:
         for meld in s["melds"]:
             seen[_tile(meld["tile"])] += 3 if meld["kind"] == "pung" else 4
         for entry in s["river"]:
-            if "claimed_by" not in entry and not entry.get("won_by"):
+            won_by = entry.get("won_by")
+            if won_by:
+                # 一炮多响: one tile lies in every winner's open hand (and in this seat's own
+                # hand if it won too); count it once.
+                shown = sum(
+                    1 for w in won_by if w == me["seat"] or "concealed" in seats[w]
+                )
+                seen[_tile(entry["tile"])] -= max(0, shown - 1)
+            elif "claimed_by" not in entry:
                 seen[_tile(entry["tile"])] += 1
         if s["seat"] != me["seat"] and "concealed" in s:
             for code in s["concealed"]:
@@ -333,7 +358,8 @@ class Valuation:
 
     def declare_value(self, view: SeatView, counts: Sequence[int], waits: float) -> float:
         """What declaring ready with the 13 ``counts`` and ``waits`` unseen winning tiles
-        (weighted by value) is worth; negative to decline."""
+        (weighted by their value once declared) adds to the declared hand's score; negative
+        for what the declaration costs."""
         return -1.0
 
 
@@ -352,6 +378,8 @@ class DuyunValuation(Valuation):
 
     def wait_value(self, view: SeatView, counts: Sequence[int], tile: Tile) -> float:
         points, pinghu = self._pattern_points(view, counts, tile)
+        if view.declared:
+            points += 10  # D10: 报听 +10 from each payer
         value = 1.0 + points / 3.0
         # D7: a 平胡 won on a discard needs a 豆 (or 报听): without one only 自摸 counts.
         if (
@@ -379,20 +407,26 @@ class DuyunValuation(Valuation):
         return value
 
     def keep_value(self, view: SeatView, counts: Sequence[int]) -> float:
-        # D15 翻牌鸡: the turned tile makes the next rank a chicken; what is held of that rank
-        # pays when the hand ends ready. Chance by unseen copies of each rank below.
+        # D15 翻牌鸡: the turned tile makes the next rank a chicken; what the seat owns of that
+        # rank, its melds included (D16), pays when the hand ends ready. Chance by unseen
+        # copies of each rank below.
         total = sum(view.unseen) or 1
         value = 0.0
         for index, n in enumerate(counts):
             if n:
                 below = index - 1 if index % 9 else index + 8
                 value += n * view.unseen[below] / total * 3.0
+        for meld in view.melds:
+            below = meld.tile - 1 if meld.tile % 9 else meld.tile + 8
+            value += meld.size * view.unseen[below] / total * 3.0
         return value
 
     def kong_value(self, view: SeatView, tile: Tile, sh: int) -> float:
         # D11/D12: a 豆 pays 3 from each other seat when its owner ends ready, and lets a
-        # 平胡 win on a discard (D7). A 幺鸡 kong costs when the hand ends not ready (D18).
-        value = 9.0 if sh <= 1 else 3.0
+        # 平胡 win on a discard (D7); two from ready, the hand still ends ready often enough
+        # (issue 45: a declined free kong there cost 2.4 points). A 幺鸡 kong costs when the
+        # hand ends not ready (D18).
+        value = 9.0 if sh <= 1 else 6.0 if sh == 2 else 3.0
         if tile is Tile.S1 and sh > 1:
             value -= 4.0
         return value
@@ -404,8 +438,9 @@ class DuyunValuation(Valuation):
         return 0.0
 
     def declare_value(self, view: SeatView, counts: Sequence[int], waits: float) -> float:
-        # D9/D10: 报听 adds 10 from every payer and lifts the 豆 need (D7), but freezes the hand.
-        return waits - 2.0
+        # D9: 报听 freezes the hand (no 碰, 杠 or change of waits); its +10 (D10) and the lifted
+        # 豆 need (D7) are in the declared hand's wait values.
+        return -2.0
 
 
 class ZigongValuation(Valuation):
@@ -415,23 +450,25 @@ class ZigongValuation(Valuation):
         full = list(counts)
         full[tile] += 1
         fan = hand_fan(full, view.melds, tile)
-        total = fan.total if fan is not None else 0
+        total = (fan.total if fan is not None else 0) + view.declared  # Z19: 报叫 +1 fan
         cap = int(self.settings.get("fan_cap", 4))
         return float(2 ** min(total, cap))
 
     def kong_value(self, view: SeatView, tile: Tile, sh: int) -> float:
-        # Z14/Z17: kong money is refunded (退税) by a hand that ends not ready; Z11: a kong is
-        # a 根 (+1 fan) for a ready hand.
+        # Z14/Z17: kong money is refunded (退税) by a hand that ends not ready, so a kong far
+        # from ready loses nothing but its tiles' other uses; Z11: a kong is a 根 (+1 fan)
+        # for a ready hand. Issue 45: declined kongs that cost no shanten cost 1.5 to 1.7
+        # points one or two from ready, late in the wall too.
         if sh <= 0:
             return 8.0
-        if sh == 1 and view.wall_remaining > 12:
+        if sh == 1:
             return 4.0
-        return -1.0
+        return 2.0
 
     def declare_value(self, view: SeatView, counts: Sequence[int], waits: float) -> float:
-        # Z19/Z18: 报叫 adds a fan, but a 报叫 seat that does not win pays 反查叫; declare only
-        # with plenty of live winning tiles.
-        return waits - 5.0
+        # Z18: a 报叫 seat that does not win pays 反查叫; its fan (Z19) is in the declared
+        # hand's wait values, so declare only with plenty of live winning tiles.
+        return -5.0
 
 
 _VALUATIONS: dict[str, type[Valuation]] = {"duyun": DuyunValuation, "zigong": ZigongValuation}
@@ -445,10 +482,10 @@ def _valuation(variant: str, settings: Mapping[str, Any] | None) -> Valuation:
 # -- judging a hand ----------------------------------------------------------------------------
 
 
-@cache
+@lru_cache(maxsize=1 << 13)
 def _draws(key: int) -> tuple[tuple[int, int, int], ...]:
     """For each rank of one suit that could lower the shanten, (the rank, the
-    :func:`_reading_id` and the seven-pairs pairs of the suit with it drawn). Those ranks
+    :func:`_pack`-ed readings and the seven-pairs pairs of the suit with it drawn). Those ranks
     lie within two of a held tile (an isolated new tile forms no set, pair or partial set)
     with fewer than four held."""
     held = [(key >> (3 * r)) & 7 for r in range(9)]
@@ -461,18 +498,56 @@ def _draws(key: int) -> tuple[tuple[int, int, int], ...]:
 
 
 def useful_tiles(
-    counts: Sequence[int], melds: int, unseen: Sequence[int]
+    counts: Sequence[int], melds: int, unseen: Sequence[int],
+    in_melds: Sequence[int] | None = None,
 ) -> tuple[int, list[tuple[Tile, int]]]:
     """The shanten of 13-equivalent ``counts`` (``13 - 3 * melds`` tiles) and the tiles
-    that lower it, each with its unseen copies. For a ready hand those are its waits."""
-    return _useful_keys(keys_of(counts), melds, unseen)
+    that lower it, each with its unseen copies. For a ready hand those are its waits.
+    ``in_melds`` counts the copies of each kind in the seat's own melds: a kind of which the
+    seat holds all four is never drawn, so it is no wait (as :meth:`Round.waits` reads it)."""
+    return _useful_keys(keys_of(counts), melds, unseen, in_melds)
 
 
 def _useful_keys(
-    keys: Sequence[int], melds: int, unseen: Sequence[int]
+    keys: Sequence[int], melds: int, unseen: Sequence[int],
+    in_melds: Sequence[int] | None = None,
 ) -> tuple[int, list[tuple[Tile, int]]]:
     """:func:`useful_tiles` of concealed tiles given as three suit keys. A drawn tile
     changes one suit, so each suit's candidates are read against the other two's pair."""
+    sh, found = _useful_shape(keys, melds, unseen, in_melds)
+    if sh == 0 and not found:
+        # Ready only on tiles the seat holds all four of: not ready. One draw and one discard
+        # away; the useful draws are those after which some discard leaves a live wait.
+        useful = []
+        for index in range(27):
+            more = _add(keys, index, 1)
+            if not _drawable(more, index, in_melds):
+                continue
+            for out in range(27):
+                if (more[out // 9] >> (3 * (out % 9))) & 7:
+                    after, waits = _useful_shape(_add(more, out, -1), melds, unseen, in_melds)
+                    if after == 0 and waits:
+                        useful.append((_TILES[index], unseen[index]))
+                        break
+        return 1, useful
+    return sh, found
+
+
+def _add(keys: Sequence[int], index: int, n: int) -> list[int]:
+    out = list(keys)
+    out[index // 9] += n << (3 * (index % 9))
+    return out
+
+
+def _drawable(keys: Sequence[int], index: int, in_melds: Sequence[int] | None) -> bool:
+    """Whether ``keys`` (with the tile ``index`` added) hold at most four of it, melds too."""
+    held = (keys[index // 9] >> (3 * (index % 9))) & 7
+    return held + (in_melds[index] if in_melds is not None else 0) <= 4
+
+
+def _useful_shape(
+    keys: Sequence[int], melds: int, unseen: Sequence[int], in_melds: Sequence[int] | None
+) -> tuple[int, list[tuple[Tile, int]]]:
     k0, k1, k2 = keys
     sh = shanten(k0, k1, k2, melds)
     need = 4 - melds
@@ -487,7 +562,8 @@ def _useful_keys(
         for rank, reading, more in _draws(key):
             if _standard(reading, others, need) < sh or rest + more > limit:
                 index = 9 * suit + rank
-                found.append((_TILES[index], unseen[index]))
+                if in_melds is None or ((key >> (3 * rank)) & 7) + in_melds[index] < 4:
+                    found.append((_TILES[index], unseen[index]))
     return sh, found
 
 
@@ -499,6 +575,21 @@ class _Judge:
         self.values = values
         self.cache: dict[tuple[tuple[int, ...], int], tuple[float, int, float]] = {}
         self.endgame = max(0.0, 1.0 - view.wall_remaining / 40.0)
+        self.in_melds = view.in_melds
+        self.others: dict[tuple[tuple[Meld, ...], bool], _Judge] = {}
+
+    def after(self, melds: tuple[Meld, ...] | None = None, *, declared: bool = False) -> _Judge:
+        """The judge of this seat with ``melds`` declared (a hypothetical 碰 or 杠) or ready
+        declared (报听, 报叫): waits are valued with the melds and declaration they would
+        be won with (a kong's 根 and 豆, 报听's +10)."""
+        key = (self.view.melds if melds is None else melds, declared or self.view.declared)
+        if key == (self.view.melds, self.view.declared):
+            return self
+        found = self.others.get(key)
+        if found is None:
+            view = replace(self.view, melds=key[0], declared=key[1])
+            found = self.others[key] = _Judge(view, self.values)
+        return found
 
     def hand(self, counts: Sequence[int], melds: int) -> tuple[float, int, float]:
         """(score, shanten, value-weighted unseen waits) of 13-equivalent ``counts``."""
@@ -507,7 +598,7 @@ class _Judge:
         if hit is not None:
             return hit
         view = self.view
-        sh, useful = useful_tiles(counts, melds, view.unseen)
+        sh, useful = useful_tiles(counts, melds, view.unseen, self.in_melds)
         waits = 0.0
         if sh == 0:
             waits = sum(n * self.values.wait_value(view, counts, t) for t, n in useful)
@@ -525,6 +616,21 @@ class _Judge:
         result = (score, sh, waits)
         self.cache[key] = result
         return result
+
+    def replacement(self, counts: Sequence[int], melds: int) -> float:
+        """The worth of a kong's replacement tile to 13-equivalent ``counts``: a draw besides
+        the seat's turn, which :meth:`hand` does not see. A useful tile (by its unseen
+        copies among all unseen) takes the hand one step nearer ready; for a ready hand it
+        is a chance of 杠上花 (D10, Z11), valued as its waits are."""
+        view = self.view
+        sh, useful = useful_tiles(counts, melds, view.unseen, self.in_melds)
+        total = sum(view.unseen)
+        if sh < 0 or not total:
+            return 0.0
+        if sh == 0:
+            return 3.0 * self.hand(counts, melds)[2] * sum(n for _, n in useful) / total
+        step = _SHANTEN_WEIGHT + (40.0 * self.endgame if sh <= 2 else 0.0)
+        return step * sum(n for _, n in useful) / total
 
 
 @dataclass(frozen=True, slots=True)
@@ -565,13 +671,13 @@ def _score(judge: _Judge, view: SeatView, action: Action) -> list[Ranked]:
                 Ranked(replace(action, ticks=(best,)), 1.0),
                 Ranked(action, 0.0),
             ]
-        score, _, waits = judge.hand(counts, melds)
+        score, _, waits = judge.after(declared=True).hand(counts, melds)
         return [Ranked(action, score + 3.0 * values.declare_value(view, counts, waits))]
     assert action.tile is not None
     tile = action.tile
     if kind is ActionType.DISCARD:
         rest = _without(counts, tile)
-        score, sh, waits = judge.hand(rest, melds)
+        score, sh, waits = judge.after(declared=action.declare).hand(rest, melds)
         score += values.discard_value(view, rest, tile, sh)
         if view.others_declared and tile not in view.safe:
             score -= 4.0 * len(view.others_declared)
@@ -580,20 +686,28 @@ def _score(judge: _Judge, view: SeatView, action: Action) -> list[Ranked]:
         return [Ranked(action, score)]
     if kind is ActionType.PUNG:
         rest = _without(counts, tile, 2)
+        punged = judge.after((*view.melds, Meld(MeldKind.PUNG, tile)))
         after_pung = max(
-            (judge.hand(_without(rest, _TILES[i]), melds + 1) for i in range(27) if rest[i]),
+            (punged.hand(_without(rest, _TILES[i]), melds + 1) for i in range(27) if rest[i]),
             key=lambda r: r[0],
         )
         return [Ranked(action, after_pung[0] + values.pung_value(view, tile, after_pung[1]))]
     # KONG: on a discard (13 tiles), concealed (four in hand) or added to a 碰.
     if concealed13:
-        rest, after = _without(counts, tile, 3), melds + 1
+        rest, meld = _without(counts, tile, 3), Meld(MeldKind.EXPOSED_KONG, tile)
     elif counts[tile] == 4:
-        rest, after = _without(counts, tile, 4), melds + 1
+        rest, meld = _without(counts, tile, 4), Meld(MeldKind.CONCEALED_KONG, tile)
     else:
-        rest, after = _without(counts, tile), melds
-    score, sh, _ = judge.hand(rest, after)
+        rest, meld = _without(counts, tile), Meld(MeldKind.ADDED_KONG, tile)
+    others = tuple(m for m in view.melds if m.tile is not tile)
+    konged = judge.after((*others, meld))
+    score, sh, _ = konged.hand(rest, len(others) + 1)
+    score += konged.replacement(rest, len(others) + 1)
     return [Ranked(action, score + values.kong_value(view, tile, sh))]
+
+
+LEVELS = ("easy", "standard", "expert")
+"""The computer seats' levels: 简单, 标准 and 高手."""
 
 
 def rank(
@@ -607,7 +721,12 @@ def rank(
     :meth:`Round.observation` gives that seat) and the room ``settings`` (the variant's
     defaults when omitted). A 报杠 answer (Z20) comes with its ticks chosen."""
     view = _view(observation)
-    judge = _Judge(view, _valuation(view.variant, settings))
+    return _rank(view, _valuation(view.variant, settings), legal, seed)
+
+
+def _rank(view: SeatView, values: Valuation, legal: Sequence[Action], seed: str | int
+          ) -> list[Ranked]:
+    judge = _Judge(view, values)
     ranked = [
         Ranked(r.action, r.score + _tiebreak(seed, r.action))
         for action in legal
@@ -621,16 +740,38 @@ def choose(
     observation: Mapping[str, Any],
     legal: Sequence[Action] | None = None,
     *,
+    level: str = "standard",
     seed: str | int = 0,
     settings: Mapping[str, Any] | None = None,
 ) -> Action:
-    """The advisor's action for the seat of ``observation``: the best of :func:`rank`.
-    ``legal`` defaults to the legal actions the observation lists."""
+    """The action of a computer seat at ``level`` (one of :data:`LEVELS`) for the seat of
+    ``observation``, from that observation alone. ``legal`` defaults to the legal actions
+    the observation lists.
+
+    - ``standard`` (标准): the best of :func:`rank`.
+    - ``easy`` (简单): plays for plain hands (every win worth the same, so no 报听/报叫 and
+      no eye for patterns, 鸡 or 豆) and slips like a beginner: among the discards that keep
+      its shape, one of the three best, by ``seed``; it never breaks a hand for nothing.
+    - ``expert`` (高手): not built yet; plays as ``standard``.
+    """
     if legal is None:
         legal = [Action.from_json(a) for a in observation["me"]["legal"]]
     if not legal:
         raise ValueError("the seat has no legal action to choose from")
-    return rank(observation, legal, seed=seed, settings=settings)[0].action
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}")
+    view = _view(observation)
+    if level != "easy":
+        return _rank(view, _valuation(view.variant, settings), legal, seed)[0].action
+    plain = Valuation(get_variant(view.variant).schema.validate(dict(settings or {})))
+    ranked = _rank(view, plain, legal, seed)
+    best = ranked[0]
+    if best.action.type is not ActionType.DISCARD:
+        return best.action
+    # Less than half a shanten step below the best: the same shape, a worse wait or tile.
+    close = [r for r in ranked[:3] if r.action.type is ActionType.DISCARD
+             and r.score > best.score - _SHANTEN_WEIGHT / 2]
+    return close[int(_tiebreak(seed, best.action) * 1e3 * len(close)) % len(close)].action
 
 
 # -- hints ----------------------------------------------------------------------------------------
@@ -659,7 +800,7 @@ class Hint:
     def text(self) -> str:
         """The hint as players read it."""
         if self.shanten == 0:
-            return f"打这张听 {self.kinds} 张，剩 {self.left} 张"
+            return f"打这张听 {self.kinds} 种，剩 {self.left} 张"
         return f"打这张差 {self.shanten} 张听牌，有效牌 {self.kinds} 种 {self.left} 张"
 
     def to_json(self) -> dict[str, Any]:
@@ -684,12 +825,10 @@ def discard_hints(observation: Mapping[str, Any]) -> list[Hint]:
     if not tiles:
         return []
     keys = keys_of(_concealed(me))
-    melds = len(observation["seats"][int(me["seat"])]["melds"])
-    unseen = unseen_counts(observation)
+    view = _view(observation)
+    in_melds = view.in_melds
     hints = []
     for tile in tiles:
-        less = list(keys)
-        less[tile // 9] -= 1 << (3 * (tile % 9))
-        sh, useful = _useful_keys(less, melds, unseen)
+        sh, useful = _useful_keys(_add(keys, tile, -1), len(view.melds), view.unseen, in_melds)
         hints.append(Hint(tile, sh, tuple(useful)))
     return hints

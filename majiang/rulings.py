@@ -1,9 +1,10 @@
 """The ruling registry: every ruling ID the engine cites, with a short Chinese summary.
 
-The rulings are the numbered decisions of ``shared/rules/`` (``duyun.md``: D1–D23 and D10a;
-``zigong.md``: Z1–Z21; ``README.md``: H1–H4, what the table may reveal), plus ``basic``, the
-one rule of the test variant. Every :class:`~majiang.settlement.SettlementLine` names one in
-its ``ruling``; the 玩法说明 pages and the "规则出处" details read them from here::
+The rulings are the numbered decisions of the rulebook, ``docs/rules/rulebook.md`` (都匀:
+D1–D23 and D10a; 自贡: Z1–Z21; both: H1–H4, what the table may reveal), plus ``basic``, the
+one rule of the test variant; ``tests/rules/test_ruling_ids.py`` keeps every cited ID here.
+Every :class:`~majiang.settlement.SettlementLine` names one in its ``ruling``; the 玩法说明
+pages and the "规则出处" details read them from here::
 
     >>> ruling("D17").title_zh
     '冲锋鸡 / 英雄鸡'

@@ -1,13 +1,17 @@
 """Shared fixtures for the platform tests."""
 
 import copy
+import datetime as dt
 import gc
 import os
 from collections.abc import Iterator
 from importlib import import_module
 from typing import Any
+from unittest import mock
 
+import fakeredis
 import pytest
+import time_machine
 from channels.layers import channel_layers
 from django.conf import settings
 from django.core.cache import cache
@@ -27,6 +31,10 @@ def pytest_configure(config: pytest.Config) -> None:
     use the pool as in production.
     """
     settings.DATABASES["default"].get("OPTIONS", {}).pop("pool", None)
+    if settings.DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+        # A test database need not survive a power cut: no fsync at every commit, which
+        # was most of a move's time in the fast tier.
+        settings.DATABASES["default"]["OPTIONS"]["init_command"] = "PRAGMA synchronous=OFF"
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -67,11 +75,38 @@ def _close_abandoned_connections(request: pytest.FixtureRequest) -> Iterator[Non
     gc.collect()
 
 
+REAL_SERVICES = frozenset({"redis_url", "_live_services", "live_env", "celery_worker"})
+"""Fixtures that start or reach a real Redis or server process: their tests are ``services``."""
+
+
+DATABASE_FIXTURES = frozenset({"db", "transactional_db", "django_db_setup"})
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--backend-tests", action="store_true",
+        help="only the tests whose outcome can depend on DATABASE_URL or REDIS_URL: those "
+             "that use the database or a real service (CI's PostgreSQL + Redis pass)",
+    )
+
+
 @pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run the browser tests last (after pytest-django's own ordering): Playwright's sync API
-    keeps an event loop running in the main thread until the session ends, and no async
-    test can run after it."""
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test that uses a real service ``services`` (the fast tier leaves them
+    out), and run the browser tests last (after pytest-django's own ordering): Playwright's
+    sync API keeps an event loop running in the main thread until the session ends, and no
+    async test can run after it. With ``--backend-tests``, leave out the tests that touch
+    neither the database nor a service (the rules engine's, for one): they cannot tell
+    PostgreSQL and Redis from the embedded pair."""
+    for item in items:
+        if REAL_SERVICES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.services)
+    if config.getoption("--backend-tests"):
+        uses_backends = [item for item in items if item.get_closest_marker("services")
+                         or item.get_closest_marker("django_db")
+                         or DATABASE_FIXTURES & set(getattr(item, "fixturenames", ()))]
+        config.hook.pytest_deselected(items=[i for i in items if i not in uses_backends])
+        items[:] = uses_backends
     items.sort(key=lambda item: item.nodeid.startswith("tests/browser/"))
 
 
@@ -108,14 +143,37 @@ def _fresh_cache() -> None:
     state.state_forget_all()
 
 
+IN_MEMORY_LAYER = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+
 @pytest.fixture(autouse=True)
-def _fresh_channel_layer() -> Iterator[None]:
+def _fresh_channel_layer(request: pytest.FixtureRequest) -> Iterator[None]:
     """A new channel-layer instance per test: each async test runs its own event loop, and
     a layer whose receive lock was left held by a previous loop's cancelled consumer would
-    fail with "bound to a different event loop" (or hang the loop's teardown)."""
+    fail with "bound to a different event loop" (or hang the loop's teardown).
+
+    Outside the ``services`` tier the layer is Channels' in-memory one and presence's Redis
+    is fakeredis: the same code paths, no server. ``services`` tests use a real Redis
+    (:func:`redis_url`)."""
     channel_layers.backends.clear()
-    yield
+    if request.node.get_closest_marker("services"):
+        yield
+    else:
+        from apps.matches import presence
+
+        fake = fakeredis.FakeRedis()
+        with override_settings(CHANNEL_LAYERS=IN_MEMORY_LAYER), \
+                mock.patch.object(presence, "_redis", lambda: fake):
+            yield
     channel_layers.backends.clear()
+
+
+@pytest.fixture
+def clock() -> Iterator[Any]:
+    """Live play's clock, stopped at an evening's moment; move it with ``clock.shift`` or
+    :mod:`tests.support.clock`."""
+    with time_machine.travel(dt.datetime(2026, 12, 5, 19, 30, tzinfo=dt.UTC), tick=False) as t:
+        yield t
 
 
 @pytest.fixture(scope="session")

@@ -50,7 +50,9 @@ from apps.ledgers.models import LedgerEntry
 from apps.ledgers.services import ledger_adjustment_create
 from apps.matches.models import Hand
 from majiang.variants import VARIANTS
-from tests.ledgers.playing import Table, make_table, play_hand
+from tests.support import factories
+from tests.support.factories import Table
+from tests.support.play import play_hand, random_policy
 
 CHECKS = [
     status_code_conformance,
@@ -88,8 +90,8 @@ class World:
 
 @pytest.fixture
 def world(db: None) -> World:
-    table = make_table("zigong")
-    play_hand(table.match.pk, random.Random(3))
+    table = factories.table("zigong")
+    play_hand(table.match, random_policy(random.Random(3)))
     ledger_adjustment_create(  # a ledger row, whatever the hand's result
         club=table.club, actor=table.players[0], match_id=table.match.pk,
         payer_id=table.players[1].pk, payee_id=table.players[2].pk, points=2, reason="补记",

@@ -3,6 +3,7 @@
 import asyncio
 
 import pytest
+from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from channels_redis.pubsub import RedisPubSubChannelLayer
@@ -78,11 +79,23 @@ def test_seed_demo_is_idempotent() -> None:
     assert User.objects.get(username="zhaoliu").check_password("demo12345")
 
 
+def _logged_in_cookie() -> tuple[bytes, bytes]:
+    client = Client()
+    client.force_login(User.objects.create_user("pinger"))
+    cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+    return (b"cookie", f"{settings.SESSION_COOKIE_NAME}={cookie}".encode())
+
+
 @pytest.mark.asyncio
-async def test_websocket_ping_echoes(redis_url: str) -> None:
-    communicator = WebsocketCommunicator(
-        application, "/ws/ping/", headers=[(b"origin", b"http://localhost")]
-    )
+@pytest.mark.django_db(transaction=True)
+async def test_websocket_ping_echoes_to_a_logged_in_user_only(redis_url: str) -> None:
+    origin = (b"origin", b"http://localhost")
+    anonymous = WebsocketCommunicator(application, "/ws/ping/", headers=[origin])
+    connected, _ = await anonymous.connect()
+    assert not connected  # issue 48: it echoed for anyone
+    await anonymous.disconnect()
+    cookie = await sync_to_async(_logged_in_cookie)()
+    communicator = WebsocketCommunicator(application, "/ws/ping/", headers=[origin, cookie])
     connected, _ = await communicator.connect()
     assert connected
     await communicator.send_to(text_data="碰")

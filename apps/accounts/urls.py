@@ -1,14 +1,16 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from .forms import ChinesePasswordResetForm
-from .views import RegisterView, profile
+from .forms import ChinesePasswordResetForm, LoginForm
+from .views import PasswordResetView, RegisterView, profile, tokens
 
 urlpatterns = [
     path("register/", RegisterView.as_view(), name="register"),
     path(
         "login/",
-        auth_views.LoginView.as_view(template_name="accounts/login.html"),
+        auth_views.LoginView.as_view(
+            template_name="accounts/login.html", authentication_form=LoginForm
+        ),
         name="login",
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
@@ -27,7 +29,7 @@ urlpatterns = [
     # 忘记密码: Django's reset views with Chinese pages and mail.
     path(
         "password/reset/",
-        auth_views.PasswordResetView.as_view(
+        PasswordResetView.as_view(
             template_name="accounts/password_reset.html",
             form_class=ChinesePasswordResetForm,
             email_template_name="accounts/password_reset_email.txt",
@@ -59,4 +61,5 @@ urlpatterns = [
         name="password_reset_complete",
     ),
     path("profile/", profile, name="profile"),
+    path("tokens/", tokens, name="tokens"),
 ]

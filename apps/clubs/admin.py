@@ -12,7 +12,7 @@ from django.contrib import admin
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
-from majiang.variants import VARIANTS
+from majiang.variants import player_variants
 
 from .models import Club, JoinRequest, Membership, Room, RoomSeat, RuleTemplate
 from .selectors import variant_name
@@ -25,8 +25,8 @@ class VariantFilter(admin.SimpleListFilter):
     parameter_name = "variant"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        """Every registered game."""
-        return [(v.id, v.name) for v in VARIANTS.values()]
+        """The games players play (not the engine-test 基础规则)."""
+        return [(v.id, v.name) for v in player_variants()]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         """Rows of the chosen game."""

@@ -8,7 +8,3 @@ class ClubsConfig(AppConfig):
     label = "clubs"
     verbose_name = "亲友圈"
     default_auto_field = "django.db.models.BigAutoField"
-
-    def ready(self) -> None:
-        """Connect the receivers that keep the club lobby's match progress live."""
-        from . import receivers  # noqa: F401, PLC0415

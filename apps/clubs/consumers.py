@@ -170,4 +170,4 @@ class ClubLobbyConsumer(_PresenceConsumer):
         self.club_id = club.pk
         if presence_mark(club_id=club.pk, user_id=user.pk):
             club_broadcast_on_commit(club.pk)
-        return club_state(club)
+        return club_state(club, user)

@@ -6,6 +6,7 @@ from typing import Any
 
 from django import forms
 
+from apps.accounts.models import ComputerLevel
 from majiang.settings import Setting, SettingsSchema
 from majiang.variants import player_variants
 
@@ -26,6 +27,16 @@ class ClubSettingsForm(ClubCreateForm):
         choices=[(variant.id, variant.name) for variant in player_variants()],
         widget=forms.CheckboxSelectMultiple,
         error_messages={"required": "请至少选择一种玩法"},
+    )
+
+
+class OwnerSettingsForm(forms.Form):
+    """What only the owner decides."""
+
+    bots_allowed = forms.BooleanField(
+        label="允许机器人", required=False,
+        help_text="机器人账号（名字后标明“机器人”）可以入圈、入座，有机器人的对局照常记账。"
+                  "不允许时机器人不能入圈入座，已入座的机器人所在对局不记账",
     )
 
 
@@ -69,12 +80,37 @@ class NameForm(forms.Form):
     name = forms.CharField(label="名称", max_length=40)
 
 
+class TemplateComputersForm(forms.Form):
+    """A rule template's computer options (快速开房 follows them)."""
+
+    label_suffix = ""
+    allow_computers = forms.BooleanField(
+        label="允许电脑补位", required=False,
+        help_text="从这个模板开的房间，开房的人可以让电脑坐空位",
+    )
+    computers_fill = forms.BooleanField(
+        label="快速开房时电脑补满", required=False,
+        help_text="快速开房后，开房的人坐东位，其余座位立即由电脑坐满。"
+                  "有电脑参加的对局照常结算，但不记入亲友圈账本（不记账）",
+    )
+    computer_level = forms.TypedChoiceField(
+        label="电脑水平", choices=ComputerLevel.choices, initial=ComputerLevel.STANDARD,
+        required=False, empty_value=ComputerLevel.STANDARD,
+    )
+
+
 class RoomForm(forms.Form):
     label_suffix = ""
     name = forms.CharField(label="房间名称", max_length=40, required=False)
     allow_spectators = forms.BooleanField(label="允许旁观", required=False, initial=True)
     allow_computers = forms.BooleanField(
-        label="允许电脑补位", required=False, help_text="开房的人可以让电脑坐空位"
+        label="允许电脑补位", required=False,
+        help_text="开房的人可以让电脑坐空位。有电脑参加的对局照常结算，但不记入亲友圈账本（不记账）",
+    )
+    computer_level = forms.TypedChoiceField(
+        label="电脑水平", choices=ComputerLevel.choices, initial=ComputerLevel.STANDARD,
+        required=False, empty_value=ComputerLevel.STANDARD,
+        help_text="简单：只求胡牌，偶尔失误，适合新手；标准：按出牌建议打",
     )
     practice = forms.BooleanField(
         label="练习房", required=False, help_text="你和三个电脑玩家，不记账"

@@ -13,6 +13,7 @@ from django.conf import settings as django_settings
 from django.db import models
 from django.db.models import Q
 
+from apps.accounts.models import ComputerLevel
 from majiang.variants import VARIANTS, player_variants
 
 USER_MODEL = django_settings.AUTH_USER_MODEL
@@ -34,6 +35,11 @@ class Club(models.Model):
     ledger_visible_to_members = models.BooleanField("成员可看全圈战绩", default=False)
     invite_code = models.CharField("邀请码", max_length=12, unique=True)
     variants = models.JSONField("玩法", default=default_club_variants)
+    bots_allowed = models.BooleanField(
+        "允许机器人", default=False,
+        help_text="机器人账号可以入圈、入座，并且对局照常记账；不允许时机器人不能入圈入座，"
+                  "有机器人的对局不记账。只有圈主可以修改",
+    )
     created_at = models.DateTimeField("创建时间", auto_now_add=True)
 
     class Meta:
@@ -138,6 +144,15 @@ class RuleTemplate(models.Model):
     name = models.CharField("名称", max_length=40)
     variant = models.CharField("玩法", max_length=20)
     settings = models.JSONField("规则设置", default=dict)
+    allow_computers = models.BooleanField("允许电脑补位", default=False)
+    computers_fill = models.BooleanField(
+        "快速开房时电脑补满", default=False,
+        help_text="快速开房后，除开房的人外的空位立即由电脑坐满（不记账）",
+    )
+    computer_level = models.CharField(
+        "电脑水平", max_length=10, choices=ComputerLevel.choices,
+        default=ComputerLevel.STANDARD,
+    )
     created_by = models.ForeignKey(
         USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+", verbose_name="创建人"
     )
@@ -181,10 +196,18 @@ class Room(models.Model):
     )
     allow_spectators = models.BooleanField("允许旁观", default=True)
     allow_computers = models.BooleanField("允许电脑补位", default=False)
+    computer_level = models.CharField(
+        "电脑水平", max_length=10, choices=ComputerLevel.choices,
+        default=ComputerLevel.STANDARD, help_text="这个房间里电脑玩家的水平",
+    )
     practice = models.BooleanField("练习房", default=False, help_text="一人对三个电脑，不记账")
     hints = models.BooleanField("听牌提示", default=True)
     created_at = models.DateTimeField("创建时间", auto_now_add=True)
     closed_at = models.DateTimeField("关闭时间", null=True, blank=True)
+    rematch_deadline = models.DateTimeField(
+        "再来一场截止", null=True, blank=True, db_index=True,
+        help_text="再来一场的确认截止时间；到时未确认的玩家离座，房间重新开放",
+    )
 
     class Meta:
         verbose_name = "房间"

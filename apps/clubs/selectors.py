@@ -7,6 +7,7 @@ from typing import Any
 from django.db.models import (
     Case,
     Count,
+    Exists,
     IntegerField,
     OuterRef,
     QuerySet,
@@ -41,7 +42,9 @@ def membership_role(club: Club, user: User | Any) -> Role | None:
 
 def club_list_for_user(*, user: User) -> QuerySet[Club]:
     """The clubs the user belongs to, newest first, with ``member_count`` (every member;
-    counted in a subquery, as the join that picks the user's clubs sees only their row)."""
+    counted in a subquery, as the join that picks the user's clubs sees only their row) and
+    ``pending_requests``: the join requests waiting, in the clubs the user manages (0 in
+    the others)."""
     members = (
         Membership.objects.filter(club=OuterRef("pk"))
         .order_by()
@@ -49,9 +52,27 @@ def club_list_for_user(*, user: User) -> QuerySet[Club]:
         .annotate(n=Count("pk"))
         .values("n")
     )
+    pending = (
+        JoinRequest.objects.filter(club=OuterRef("pk"), status=JoinRequest.Status.PENDING)
+        .order_by()
+        .values("club")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    manages = Membership.objects.filter(
+        club=OuterRef("pk"), user=user, role__in=(Role.OWNER, Role.ADMIN)
+    )
     return (
         Club.objects.filter(memberships__user=user)
-        .annotate(member_count=Coalesce(Subquery(members, output_field=IntegerField()), 0))
+        .annotate(
+            member_count=Coalesce(Subquery(members, output_field=IntegerField()), 0),
+            pending_requests=Case(
+                When(Exists(manages), then=Coalesce(
+                    Subquery(pending, output_field=IntegerField()), 0
+                )),
+                default=0,
+            ),
+        )
         .order_by("-id")
     )
 
@@ -119,6 +140,14 @@ def join_request_list_pending(*, club: Club, viewer: User | Any) -> QuerySet[Joi
         .select_related("user")
         .order_by("created_at", "pk")
     )
+
+
+def join_request_pending_count(*, club: Club, viewer: User | Any) -> int | None:
+    """How many join requests wait in ``club``, for its owner and admins; ``None`` for
+    anyone else (they are not told)."""
+    if membership_role(club, viewer) not in (Role.OWNER, Role.ADMIN):
+        return None
+    return JoinRequest.objects.filter(club=club, status=JoinRequest.Status.PENDING).count()
 
 
 def join_request_get_for_viewer(*, request_id: int, viewer: User | Any) -> JoinRequest:
@@ -364,6 +393,7 @@ def home_for_user(*, user: User) -> dict[str, Any]:
         "my_table": my_table,
         "recent": _recent_results(user),
         "requests": requests,
+        "pending_clubs": [club for club in clubs if club.pending_requests],  # type: ignore[attr-defined]
     }
 
 
@@ -391,3 +421,32 @@ def variant_list() -> list[dict[str, Any]]:
         {"id": variant.id, "name": variant.name, "settings": variant.schema.to_json()}
         for variant in player_variants()
     ]
+
+
+def rematch_state(room: Room, *, expired: bool = False) -> dict[str, Any]:
+    """The shared 再来一场 prompt as the table pages show it: ``state`` ``open`` (with its
+    ``deadline`` in epoch ms), ``expired`` (the deadline passed: who had not agreed stood
+    up) or ``none`` (no prompt is open), and each seat of the room: ``seat``, ``name``,
+    ``agreed`` (ready), ``computer``; an empty seat is absent."""
+    deadline = room.rematch_deadline
+    open_now = deadline is not None and room.status == Room.Status.WAITING and not expired
+    seats = RoomSeat.objects.filter(room=room).select_related("user").order_by("seat")
+    reopened = room.status != Room.Status.CLOSED  # a closed room's ready marks are old
+    return {
+        "state": "open" if open_now else ("expired" if expired else "none"),
+        "deadline": int(deadline.timestamp() * 1000) if open_now and deadline else None,
+        "seat_count": room.seat_count,
+        "seats": [
+            {"seat": s.seat, "name": str(s.user), "agreed": s.ready and reopened,
+             "computer": s.user.is_computer}
+            for s in seats
+        ],
+    }
+
+
+def rematch_state_open(room_id: int) -> dict[str, Any] | None:
+    """The room's 再来一场 prompt when one is open, else ``None`` (a table connection's
+    check on connecting to a finished match)."""
+    room = Room.objects.filter(pk=room_id, rematch_deadline__isnull=False,
+                               status=Room.Status.WAITING).first()
+    return None if room is None else rematch_state(room)

@@ -21,6 +21,11 @@ urlpatterns = [
     path("clubs/<dbid:club_id>/apply/", views.join_apply, name="apply"),
     path("clubs/<dbid:club_id>/apply/status/", views.join_status, name="apply-status"),
     path(
+        "clubs/<dbid:club_id>/practice/<str:variant_id>/",
+        views_rooms.room_practice_open,
+        name="practice-open",
+    ),
+    path(
         "clubs/<dbid:club_id>/quick/<dbid:template_id>/",
         views_rooms.room_quick_open,
         name="quick-open",

@@ -28,6 +28,7 @@ from .forms import (
     ClubSettingsForm,
     CodeForm,
     JoinForm,
+    OwnerSettingsForm,
     show_service_errors,
 )
 from .models import Club, JoinRequest, Membership, Room
@@ -324,18 +325,21 @@ def club_detail(request: HttpRequest, club_id: int) -> HttpResponse:
                 initial={field: getattr(club, field) for field in ClubSettingsForm.base_fields},
                 prefix="settings",
             ),
+            "owner_form": OwnerSettingsForm(
+                initial={"bots_allowed": club.bots_allowed}, prefix="settings"
+            ) if role == Role.OWNER else None,
         },
     )
 
 
 @require_GET
 def club_tables(request: HttpRequest, club_id: int) -> JsonResponse:
-    """The club lobby's tables (markup) and online count, fetched by its page when the
-    club's socket says they changed."""
+    """The club lobby's tables (markup), online count and waiting join requests (for
+    managers), fetched by its page when the club's socket says they changed."""
     club = selectors.club_find(club_id=club_id)
     if club is None or selectors.membership_role(club, request.user) is None:
         return JsonResponse({"error": "亲友圈不存在"}, status=404)
-    return JsonResponse(club_state(club))
+    return JsonResponse(club_state(club, request.user))
 
 
 def _club_post(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponseBase]:
@@ -354,8 +358,13 @@ def _club_post(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponseB
 
 @_club_post
 def club_settings(request: AuthenticatedHttpRequest, club: Club) -> HttpResponse:
-    """Save the club's settings (owner or admin)."""
+    """Save the club's settings (owner or admin; 允许机器人 only the owner)."""
     form = ClubSettingsForm(request.POST, prefix="settings")
+    fields: dict[str, Any] = {}
+    if selectors.membership_role(club, request.user) == Role.OWNER:
+        owner_form = OwnerSettingsForm(request.POST, prefix="settings")
+        owner_form.is_valid()  # one checkbox: always valid
+        fields = owner_form.cleaned_data
     if not form.is_valid():
         if selectors.membership_role(club, request.user) not in MANAGERS:
             raise ActionForbidden("只有圈主和管理员可以修改亲友圈设置")
@@ -364,7 +373,9 @@ def club_settings(request: AuthenticatedHttpRequest, club: Club) -> HttpResponse
         return redirect("clubs:detail", club_id=club.pk)
     return run_action(
         request,
-        lambda: club_services.club_update(club=club, actor=request.user, **form.cleaned_data),
+        lambda: club_services.club_update(
+            club=club, actor=request.user, **form.cleaned_data, **fields
+        ),
         "设置已保存",
         reverse("clubs:detail", args=[club.pk]),
     )

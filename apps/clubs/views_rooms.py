@@ -16,14 +16,22 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.core.auth import AuthenticatedHttpRequest
+from majiang.rulings import ruling, rulings_for
 from majiang.settings import Setting
 from majiang.variant import Variant
 from majiang.variants import VARIANTS
 
-from . import selectors, share
+from . import rules_guide, selectors, share
 from .errors import ActionForbidden, ClubNotFound, InvalidInputError
-from .forms import NameForm, RoomForm, SettingsForm, show_service_errors
+from .forms import (
+    NameForm,
+    RoomForm,
+    SettingsForm,
+    TemplateComputersForm,
+    show_service_errors,
+)
 from .models import Club, Membership, Room, RuleTemplate
+from .services import rematch as rematch_services
 from .services import rooms as room_services
 from .services import templates as template_services
 from .services.computers import room_computers_fill
@@ -67,12 +75,14 @@ def template_edit(
     if request.method == "POST":
         name_form = NameForm(request.POST)
         settings_form = SettingsForm(schema, request.POST)
-        if name_form.is_valid() and settings_form.is_valid():
+        computers_form = TemplateComputersForm(request.POST)
+        if name_form.is_valid() and settings_form.is_valid() and computers_form.is_valid():
             fields: dict[str, Any] = {
                 "actor": request.user,
                 "name": name_form.cleaned_data["name"],
                 "variant": variant_id,
                 "settings": settings_form.cleaned_data,
+                **computers_form.cleaned_data,
             }
             try:
                 if template is None:
@@ -89,6 +99,11 @@ def template_edit(
         name_form = NameForm(initial={"name": template.name} if template else None)
         initial = template.settings if template is not None and same_variant else None
         settings_form = SettingsForm(schema, initial=initial)
+        computers_form = TemplateComputersForm(initial={
+            "allow_computers": template.allow_computers,
+            "computers_fill": template.computers_fill,
+            "computer_level": template.computer_level,
+        } if template else None)
         status = 200
     return render(
         request,
@@ -100,6 +115,7 @@ def template_edit(
             "variants": selectors.club_variants(club),
             "name_form": name_form,
             "settings_form": settings_form,
+            "computers_form": computers_form,
         },
         status=status,
     )
@@ -159,6 +175,8 @@ def room_create(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse
         room_form = RoomForm(initial={
             "name": template.name if template else "",
             "practice": request.GET.get("practice") == "1",
+            **({"allow_computers": template.allow_computers,
+                "computer_level": template.computer_level} if template else {}),
         })
         settings_form = SettingsForm(schema, initial=template.settings if template else None)
         status = 200
@@ -249,23 +267,56 @@ def room_quick_open(
     return redirect("clubs:lobby", code=room.code)
 
 
+@login_required
+@require_POST
+def room_practice_open(
+    request: AuthenticatedHttpRequest, club_id: int, variant_id: str
+) -> HttpResponse:
+    """练习房 in one tap: the game's default rules, its opener with computers in every
+    other seat (the full form, 自定义练习, stays for other rules)."""
+    club = selectors.club_get_for_member(club_id=club_id, user=request.user)
+    if variant_id not in {v.id for v in selectors.club_variants(club)}:
+        messages.error(request, "本圈没有这种玩法")
+        return redirect("clubs:detail", club_id=club.pk)
+    try:
+        room = room_services.room_create(
+            club=club, actor=request.user, variant=variant_id, settings={}, practice=True
+        )
+    except InvalidInputError as error:
+        messages.error(request, "；".join(m for ms in error.message_dict.values() for m in ms))
+        return redirect("clubs:detail", club_id=club.pk)
+    messages.success(request, f"练习房 {room.code} 已开好，电脑已坐满其他座位")
+    return redirect("clubs:lobby", code=room.code)
+
+
 def rules_page(request: HttpRequest, variant_id: str) -> HttpResponse:
-    """玩法说明: what the game is and what each setting means, from the settings schema."""
+    """玩法说明: the game, its scoring with the engine's numbers and worked hands, and the
+    room settings. ``?room=<code>`` teaches that room's rules instead of the defaults."""
     variant: Variant | None = VARIANTS.get(variant_id)
     if variant is None or not variant.for_players:
         return page_not_found(request, "没有这种玩法")
+    code = request.GET.get("room", "")[:12]
+    room = selectors.room_get_by_code(code) if code else None
+    if room is not None and room.variant != variant_id:
+        room = None
+    values = room.settings if room is not None else {}
     return render(
         request,
         "clubs/rules.html",
         {
             "variant": variant,
+            "room": room,
+            "room_missing": bool(code) and room is None,
+            "guide": rules_guide.guide(variant_id, values),
+            "rulings": {r.id: r for r in rulings_for(variant_id)},
+            "room_settings": _rules_display(variant_id, values) if room is not None else [],
             "settings": [
                 {
                     "label": setting.label,
                     "description": setting.description,
                     "default": setting.display(setting.default),
                     "options": _options_text(setting),
-                    "rulings": setting.rulings,
+                    "rulings": [ruling(r) for r in setting.rulings],
                 }
                 for setting in variant.schema.settings
             ],
@@ -341,7 +392,7 @@ def _room_post(action_name: str) -> Any:
         if action_name == "rematch":
             return run_action(
                 request,
-                lambda: room_services.room_rematch(room=room, user=request.user),
+                lambda: rematch_services.room_rematch(room=room, user=request.user),
                 "已确认再来一场，等待其他玩家确认",
                 back,
             )

@@ -53,6 +53,9 @@ def _as_drf(exc: Exception) -> Exception:
         answer = exceptions.Throttled(detail=text)  # without DRF's English "Expected ..."
         answer.wait = seconds  # type: ignore[attr-defined]  # still sent as Retry-After
         return answer
+    if isinstance(exc, exceptions.ParseError):  # DRF's text quotes the parser, in English
+        json = str(exc.detail).startswith("JSON")
+        return exceptions.ParseError("请求体不是有效的 JSON" if json else "请求体无法解析")
     if isinstance(exc, InvalidInputError):
         return exceptions.ValidationError(exc.errors)
     if isinstance(exc, DjangoValidationError):

@@ -2,7 +2,8 @@
 
 :class:`WriteThrottle` limits each user's writes (POST, PUT, PATCH, DELETE), per the
 view's ``throttle_scope`` (its own rate in ``DEFAULT_THROTTLE_RATES``), else the shared
-``write`` scope; reads are limited by DRF's ``UserRateThrottle`` (``user``). A refused
+``write`` scope; reads by :class:`ReadThrottle` (``user``). A client not logged in (the
+login) is counted by its address from the one function that reads it. A refused
 request gets 429 with a Chinese message (:mod:`apps.core.api_errors`).
 """
 
@@ -11,14 +12,29 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rest_framework.permissions import SAFE_METHODS
-from rest_framework.throttling import SimpleRateThrottle
+from rest_framework.throttling import SimpleRateThrottle, UserRateThrottle
+
+from apps.accounts.ratelimit import client_ip
 
 if TYPE_CHECKING:  # DRF loads the throttles while rest_framework.views is being imported
     from rest_framework.request import Request
     from rest_framework.views import APIView
 
 
-class WriteThrottle(SimpleRateThrottle):
+class ClientIpThrottle(SimpleRateThrottle):
+    """A throttle that counts a client without a login by the one client address
+    (:func:`apps.accounts.ratelimit.client_ip`), not DRF's, which believes any
+    ``X-Forwarded-For``."""
+
+    def get_ident(self, request: Request) -> str:
+        return client_ip(request._request) or ""
+
+
+class ReadThrottle(ClientIpThrottle, UserRateThrottle):
+    """Each user's reads (``user``)."""
+
+
+class WriteThrottle(ClientIpThrottle):
     """Each user's writes, by the view's ``throttle_scope`` or ``write``."""
 
     def __init__(self) -> None:

@@ -12,7 +12,14 @@ from django.http import HttpRequest
 
 from apps.clubs.admin import VariantFilter, variant_column
 
-from .models import AdjustmentReceipt, Checkout, HandResult, LedgerEntry, MatchResult
+from .models import (
+    AdjustmentReceipt,
+    Checkout,
+    HandResult,
+    LedgerEntry,
+    LedgerIdentity,
+    MatchResult,
+)
 
 _M = TypeVar("_M", bound=Model)
 
@@ -93,3 +100,9 @@ class CheckoutAdmin(ReadOnlyAdmin[Checkout]):
 class AdjustmentReceiptAdmin(ReadOnlyAdmin[AdjustmentReceipt]):
     list_display = ("created_at", "club", "entry")
     list_select_related = ("club", "entry__payer", "entry__payee")
+
+
+@admin.register(LedgerIdentity)
+class LedgerIdentityAdmin(ReadOnlyAdmin[LedgerIdentity]):
+    list_display = ("seq", "club", "user", "username", "date_joined")
+    list_filter = ("club",)

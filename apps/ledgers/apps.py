@@ -10,6 +10,5 @@ class LedgersConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """Connect the receivers that post settled hands and finished matches; register
-        the ledger key's system check."""
-        from . import checks, receivers  # noqa: F401, PLC0415  (connect on import)
+        """Register the ledger key's system check."""
+        from . import checks  # noqa: F401, PLC0415  (registers on import)

@@ -27,6 +27,7 @@ from datetime import UTC, date, datetime
 from typing import Any, ClassVar, TypeVar
 
 from django.conf import settings as django_settings
+from django.contrib.auth import get_user_model
 from django.db import DEFAULT_DB_ALIAS, connections, models, router, transaction
 from django.db.models import F, Q
 
@@ -92,6 +93,9 @@ class AppendOnlyModel(models.Model):
 
     objects = AppendOnlyQuerySet.as_manager()
     SIGNED_FIELDS: ClassVar[tuple[str, ...]] = ()
+    # The user fields of the row: each user they name has a :class:`LedgerIdentity` row
+    # earlier in the club's chain.
+    USER_FIELDS: ClassVar[tuple[str, ...]] = ()
 
     class Meta:
         abstract = True
@@ -165,6 +169,11 @@ class AppendOnlyModel(models.Model):
         ledger key or one of its fallbacks."""
         return ledger_signed(self.signed_content(), self.signature)
 
+    def user_ids(self) -> set[int]:
+        """The users this row is about (its :attr:`USER_FIELDS` that are set)."""
+        ids = (getattr(self, _attname(self, name)) for name in self.USER_FIELDS)
+        return {user_id for user_id in ids if user_id is not None}
+
 
 class LedgerHead(models.Model):
     """The end of a club's chain: the ``seq`` and signature of its last row, signed.
@@ -204,9 +213,13 @@ class Chain:
 
     def __init__(self, head: LedgerHead) -> None:
         self.head = head
+        self.identified: set[int] = set()  # users known to have a LedgerIdentity here
 
     def link(self, objs: list[R]) -> list[R]:
-        """Give each new row the next ``seq`` and the signature before it, and sign it."""
+        """Give each new row the next ``seq`` and the signature before it, and sign it;
+        first write the :class:`LedgerIdentity` of each user the rows name who has none
+        in the club's chain yet."""
+        self._identify(objs)
         head = self.head
         for obj in objs:
             if obj.club_id != head.club_id:
@@ -216,6 +229,25 @@ class Chain:
             obj.signature = obj.compute_signature()
             head.last = obj.signature
         return objs
+
+
+    def _identify(self, objs: list[R]) -> None:
+        user_ids = set().union(*(obj.user_ids() for obj in objs)) - self.identified
+        if not user_ids:
+            return
+        club_id = self.head.club_id
+        self.identified |= set(LedgerIdentity.objects.filter(
+            club_id=club_id, user_id__in=user_ids
+        ).values_list("user_id", flat=True))
+        users = get_user_model().objects.filter(pk__in=user_ids - self.identified)
+        new = [
+            LedgerIdentity(club_id=club_id, user_id=user.pk, username=user.get_username(),
+                           date_joined=user.date_joined)
+            for user in users.order_by("pk")
+        ]
+        if new:
+            self.identified |= {identity.user_id for identity in new}
+            LedgerIdentity.insert_signed(new, self)
 
 
 @contextmanager
@@ -296,6 +328,7 @@ class LedgerEntry(AppendOnlyModel):
         "payer_seat", "payee_seat", "category", "points", "base_stake", "amount", "ruling",
         "note", "reason", "corrects", "created_by", "occurred_at",
     )
+    USER_FIELDS = ("payer", "payee", "created_by")
 
     class Meta:
         verbose_name = "账本记录"
@@ -359,6 +392,7 @@ class HandResult(AppendOnlyModel):
         "club", "room", "match", "hand", "variant", "user", "seat", "points", "amount", "won",
         "occurred_at",
     )
+    USER_FIELDS = ("user",)
 
     class Meta:
         verbose_name = "每局成绩"
@@ -398,6 +432,7 @@ class MatchResult(AppendOnlyModel):
         "club", "room", "match", "variant", "user", "seat", "points", "amount", "hands_played",
         "big_winner", "occurred_at",
     )
+    USER_FIELDS = ("user",)
 
     class Meta:
         verbose_name = "每场成绩"
@@ -442,6 +477,7 @@ class Checkout(AppendOnlyModel):
         "club", "previous", "period_start", "period_end", "since", "through", "balances",
         "payments", "created_by",
     )
+    USER_FIELDS = ("created_by",)
 
     class Meta:
         verbose_name = "结账记录"
@@ -458,6 +494,47 @@ class Checkout(AppendOnlyModel):
     def __str__(self) -> str:
         end = self.period_end.isoformat()
         return f"结账 {self.period_start.isoformat()}–{end}（{len(self.payments)}笔）"
+
+    def user_ids(self) -> set[int]:
+        """The operator, every member with a balance and every payer and payee."""
+        ids = {int(user_id) for user_id in self.balances}
+        ids |= {p[side] for p in self.payments for side in ("payer", "payee")}
+        return super().user_ids() | ids
+
+
+class LedgerIdentity(AppendOnlyModel):
+    """Who a user ID stands for in a club's chain: written, chained and signed just before
+    the first row that names the user (:meth:`Chain.link`), so later rows, which name the
+    user by ID, are bound to this username and join date. Swapping two accounts' names
+    (and passwords) behind their IDs would swap their balances; ``ledger_verify`` finds the
+    account no longer matching its identity row.
+    """
+
+    user = models.ForeignKey(
+        USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name="玩家"
+    )
+    username = models.CharField("用户名", max_length=150)
+    date_joined = models.DateTimeField("注册时间")
+
+    SIGNED_FIELDS = ("club", "user", "username", "date_joined")
+
+    class Meta:
+        verbose_name = "账本身份"
+        verbose_name_plural = "账本身份"
+        ordering = ("seq",)
+        constraints = (
+            models.UniqueConstraint(fields=["club", "user"], name="ledger_one_identity_per_user"),
+            models.UniqueConstraint(fields=["club", "seq"], name="ledger_identity_chain_seq"),
+        )
+
+    def __str__(self) -> str:
+        return f"账本身份 {self.username}"
+
+
+# The tables of a club's chain.
+CHAINED: tuple[type[AppendOnlyModel], ...] = (
+    LedgerEntry, HandResult, MatchResult, Checkout, LedgerIdentity
+)
 
 
 class AdjustmentReceipt(models.Model):

@@ -24,7 +24,7 @@ from majiang.state import Phase
 from majiang.tiles import Tile
 from majiang.wall import full_set, shuffled
 
-from .selectors import hand_lines_in_words, replay_share_token, seat_names
+from .selectors import hand_lines_shown, replay_share_token, seat_names
 from .words import tile_name
 
 __all__ = ["hand_replay", "replay_frames", "replay_share_token", "seed_check"]
@@ -382,7 +382,7 @@ def hand_replay(hand: Hand, *, user: User | None = None) -> dict[str, Any]:
         ],
         "frames": frames,
         "settlement": settlement,
-        "lines": [row["text"] for row in hand_lines_in_words(hand)],
+        "lines": [row["text"] for row in hand_lines_shown(hand)],
         "fanji": fanji,
         "seed": seed_check(hand),
     }

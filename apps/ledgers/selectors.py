@@ -27,12 +27,12 @@ from django.utils.crypto import salted_hmac
 from apps.accounts.models import User
 from apps.clubs.models import Club, Membership
 from apps.clubs.selectors import membership_role, variant_name
-from apps.matches.models import Hand, Match, MatchPlayer
+from apps.matches.models import BOOKED, Hand, Match, MatchPlayer
 from majiang.record import replay
 
 from .errors import ClubNotFound
 from .kinds import KIND_NAMES, line_kind
-from .models import Checkout, HandResult, LedgerEntry, MatchResult
+from .models import CHAINED, Checkout, HandResult, LedgerEntry, LedgerHead, MatchResult
 from .payments import settle_payments
 from .recompute import hand_wins, seat_facts
 from .words import category_in_words, line_sentence
@@ -162,10 +162,10 @@ def member_totals(*, access: LedgerAccess, filters: LedgerFilters) -> list[dict[
         User.objects.filter(pk__in=stats, is_computer=True).values_list("pk", flat=True)
     )
     stats = {k: v for k, v in stats.items() if k not in computers}
-    names = dict(User.objects.filter(pk__in=stats).values_list("pk", "display_name"))
-    usernames = dict(User.objects.filter(pk__in=stats).values_list("pk", "username"))
+    # The name as shown everywhere (a bot's with （机器人）).
+    names = {u.pk: str(u) for u in User.objects.filter(pk__in=stats)}
     for user_id, r in stats.items():
-        r["name"] = names.get(user_id) or usernames.get(user_id, "")
+        r["name"] = names.get(user_id, "")
     return sorted(stats.values(), key=lambda r: (-r["amount"], r["name"]))
 
 
@@ -286,28 +286,47 @@ def my_match_rows(*, user: User, seats: Iterable[MatchPlayer]) -> list[dict[str,
     results: dict[int, MatchResult] = {}
     for m in MatchResult.objects.filter(match_id__in=match_ids, user=user):
         results.setdefault(m.match_id, m)
+    unbooked = _unbooked_hand_points({p.match_id: p.seat for p in seats if not p.match.booked})
     rows = []
     for player in seats:
-        mine = hands[player.match_id]
-        points = sum(r.points for r in mine)
+        mine_hands = unbooked.get(player.match_id) or [
+            {"hand": r.hand, "points": r.points, "amount": r.amount, "won": r.won}
+            for r in hands[player.match_id]
+        ]
+        points = sum(h["points"] for h in mine_hands)
         totals = [int(t) for t in player.match.totals] or [0]
         mine_total = totals[player.seat] if player.seat < len(totals) else points
         rows.append({
             "match": player.match,
             "seat": player.seat,
+            "booked": player.match.booked,
             "variant_name": variant_name(player.match.variant),
             "opponents": others[player.match_id],
-            "hands": [
-                {"hand": r.hand, "points": r.points, "amount": r.amount, "won": r.won}
-                for r in mine
-            ],
+            "hands": mine_hands,
             "points": points,
-            "amount": sum(r.amount for r in mine),
+            "amount": sum(h["amount"] for h in mine_hands),
             "stake": base_stake(player.match),
             "rank": 1 + sum(1 for t in totals if t > mine_total),
             "result": results.get(player.match_id),
         })
     return rows
+
+
+def _unbooked_hand_points(seats: dict[int, int]) -> dict[int, list[dict[str, Any]]]:
+    """The settled hands of matches the ledger does not book (不记账: 电脑, 练习房, bots
+    not allowed), match → hands with the real points of the seat given for that match:
+    they have no ledger rows, so the points come from the hands' settlements. One query."""
+    out: dict[int, list[dict[str, Any]]] = {match_id: [] for match_id in seats}
+    for hand in Hand.objects.filter(
+        match_id__in=seats, settlement__isnull=False
+    ).order_by("match_id", "number"):
+        totals = (hand.settlement or {}).get("totals") or []
+        seat = seats[hand.match_id]
+        out[hand.match_id].append({
+            "hand": hand, "points": int(totals[seat]) if seat < len(totals) else 0,
+            "amount": 0, "won": False,
+        })
+    return out
 
 
 def my_match_list(*, user: User, limit: int = 30) -> list[dict[str, Any]]:
@@ -454,6 +473,41 @@ def hand_lines_in_words(hand: Hand) -> list[dict[str, Any]]:
             "entry": e, "kind": kind, "adjustment": adjustment,
             "text": line_sentence(names[e.payer_seat], names[e.payee_seat], e.category,
                                   e.points, e.note),
+        })
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class UnbookedLine:
+    """A settlement line of a hand the ledger does not book (不记账), where the hand page
+    shows a ledger row: who pays whom, how many points, under which ruling."""
+
+    payer_seat: int
+    payee_seat: int
+    category: str
+    points: int
+    ruling: str
+    note: str
+
+
+def hand_lines_shown(hand: Hand) -> list[dict[str, Any]]:
+    """The hand's lines in words as its page shows them: the ledger rows
+    (:func:`hand_lines_in_words`) of a booked match; of a match the ledger does not book
+    (不记账), the stored settlement's lines with their real points."""
+    if hand.match.booked:
+        return hand_lines_in_words(hand)
+    names = seat_names(hand.match)
+    out = []
+    for line in (hand.settlement or {}).get("lines", []):
+        entry = UnbookedLine(
+            payer_seat=int(line["payer"]), payee_seat=int(line["payee"]),
+            category=str(line["category"]), points=int(line["points"]),
+            ruling=str(line.get("ruling", "")), note=str(line.get("note", "")),
+        )
+        out.append({
+            "entry": entry, "kind": line_kind(line), "adjustment": False,
+            "text": line_sentence(names[entry.payer_seat], names[entry.payee_seat],
+                                  entry.category, entry.points, entry.note),
         })
     return out
 
@@ -635,6 +689,14 @@ def match_table(*, match: Match) -> dict[str, Any]:
     ):
         row = hands.setdefault(r.hand_id, {"hand": r.hand, "cells": {}})
         row["cells"][r.seat] = {"points": r.points, "won": r.won}
+    if not match.booked:  # 不记账: no ledger rows; the real points of each settled hand
+        for hand in Hand.objects.filter(match=match, settlement__isnull=False).order_by(
+            "number"
+        ):
+            totals = (hand.settlement or {}).get("totals") or []
+            hands[hand.pk] = {"hand": hand, "cells": {
+                seat: {"points": int(points)} for seat, points in enumerate(totals)
+            }}
     rows = [
         {"hand": row["hand"], "cells": [row["cells"].get(s, {"points": 0}) for s in seats]}
         for row in hands.values()
@@ -661,6 +723,7 @@ def match_table(*, match: Match) -> dict[str, Any]:
     top = max(totals.values()) if totals else 0
     return {
         "match": match,
+        "booked": match.booked,
         "variant_name": variant_name(match.variant),
         "stake": stake,
         "players": [
@@ -707,6 +770,7 @@ def club_match_rows(matches: Iterable[Match]) -> list[dict[str, Any]]:
     return [
         {
             "match": m,
+            "booked": m.booked,
             "variant_name": variant_name(m.variant),
             "players": [
                 {"name": str(p.user),
@@ -757,7 +821,7 @@ def hand_view(hand: Hand) -> dict[str, Any]:
     final = replay(record)
     snap = final.snapshot()
     wins = {w.seat: w for w in final.wins}
-    lines = hand_lines_in_words(hand)
+    lines = hand_lines_shown(hand)
     seats: list[SeatView] = []
     for seat, s in enumerate(snap["seats"]):
         concealed = list(s["hand"])
@@ -791,6 +855,7 @@ def hand_view(hand: Hand) -> dict[str, Any]:
     summary = (hand.settlement or {}).get("summary") or {}
     return {
         "variant_name": variant_name(hand.match.variant),
+        "booked": hand.match.booked,
         "seats": seats,
         "kinds": [
             {"name": KIND_NAMES[k], "cells": [s.subtotals.get(k, 0) for s in seats]}
@@ -805,7 +870,9 @@ def hand_view(hand: Hand) -> dict[str, Any]:
 
 def adjust_match_choices(*, club: Club, limit: int = 60) -> list[tuple[int, str]]:
     """The club's latest matches as picker choices: ``12-01 20:30 · 都匀独山捉鸡 · 张三、李四…``."""
-    rows = club_match_rows(Match.objects.filter(club=club).order_by("-created_at", "-pk")[:limit])
+    rows = club_match_rows(
+        Match.objects.filter(BOOKED, club=club).order_by("-created_at", "-pk")[:limit]
+    )
     return [
         (
             row["match"].pk,
@@ -834,3 +901,27 @@ def match_line_choices(*, match: Match) -> list[tuple[int, str]]:
         )
         for e in rows
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class ChainLinks:
+    """A club's chain head and the links of its rows from ``since`` on: what a member's
+    browser needs to check that the head extends the one it kept (``static/ledgers/chain.js``).
+    A link is ``(seq, signature of the row before, signature)``; no row's content."""
+
+    seq: int
+    last: str
+    links: list[tuple[int, str, str]]
+
+
+def ledger_chain_links(*, access: LedgerAccess, since: int) -> ChainLinks:
+    """The head of the club's chain and the links of rows ``since … head`` (none for
+    ``since`` 0). Any member may read them: signatures say nothing of a row's content."""
+    head = LedgerHead.objects.filter(club=access.club).first()
+    links: list[tuple[int, str, str]] = []
+    if since > 0:
+        for model in CHAINED:
+            links += model.objects.filter(club=access.club, seq__gte=since).values_list(
+                "seq", "prev_signature", "signature"
+            )
+    return ChainLinks(head.seq if head else 0, head.last if head else "", sorted(links))

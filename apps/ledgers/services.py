@@ -1,8 +1,8 @@
 """Writes of the ledger. Rows are only ever inserted.
 
-- :func:`ledger_hand_post`: a settled hand's lines and per-seat results (from the
-  ``hand_settled`` signal, inside the match's transaction). Idempotent.
-- :func:`ledger_match_post`: a finished match's per-seat results (``match_finished``).
+- :func:`ledger_hand_post`: a settled hand's lines and per-seat results (called by live
+  play at a booked hand's end, inside the match's transaction). Idempotent.
+- :func:`ledger_match_post`: a finished match's per-seat results (at a booked match's end).
 - :func:`ledger_adjustment_plan`: check an owner's correction and say what it will do
   (the 调账 preview; writes nothing).
 - :func:`ledger_adjustment_create`: an owner's signed correction, with a reason; once per
@@ -214,6 +214,10 @@ def ledger_adjustment_plan(
     match = Match.objects.filter(pk=match_id, club=club).first()
     if match is None:
         raise ClubNotFound("对局不存在")
+    if not match.booked:
+        raise InvalidInputError(
+            {"match": "这场对局不记账（有电脑或机器人参加，或是练习房），不能调账"}
+        )
     seats = {user: seat for seat, user in _seat_users(match).items()}
     if payer_id not in seats:
         errors["payer"] = "付方不是该对局的玩家"

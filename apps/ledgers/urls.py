@@ -12,6 +12,7 @@ urlpatterns = [
     path("ledgers/hands/<dbid:hand_id>/replay/", views.hand_replay_page, name="replay"),
     path("ledgers/hands/<dbid:hand_id>/record.json", views.hand_record_download, name="record"),
     path("ledgers/clubs/<dbid:club_id>/", views.club_ledger, name="club"),
+    path("ledgers/clubs/<dbid:club_id>/chain.json", views.club_chain, name="chain"),
     path("ledgers/clubs/<dbid:club_id>/export.csv", views.club_ledger_csv, name="club-csv"),
     path("ledgers/clubs/<dbid:club_id>/adjust/", views.club_adjust, name="club-adjust"),
     path("ledgers/clubs/<dbid:club_id>/checkout/", views.club_checkout, name="checkout"),

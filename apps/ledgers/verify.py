@@ -8,28 +8,41 @@ hand again from its seed, applies the actions of the match's event log, settles 
 rules package and compares the result with the hand's stored settlement (what pages and
 the API show) and with the ledger, line by line and seat by seat. Each 调账 is checked
 against its match (seats, players, 底注), every hand and match sums to zero, and each
-finished match's results agree with its hands and its totals. Each problem names the club
-or row it concerns.
+finished match's results agree with its hands and its totals. Each hand's seed must open the
+commitment the match's log published and its rows name the players of their seats; each
+user a club's rows name must be the account its identity row recorded. Each problem names
+the club or row it concerns.
 """
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from itertools import groupby, zip_longest
 from typing import Any
 
+from django.contrib.auth import get_user_model
+from django.utils.timezone import localtime
+
 from apps.clubs.models import Club
-from apps.matches.models import Hand, Match, MatchPlayer
+from apps.matches.models import BOOKED, Hand, Match, MatchEvent, MatchPlayer
 from apps.matches.state import round_rebuild
 from majiang.settlement import line_with_kind
 
-from .models import AppendOnlyModel, Checkout, HandResult, LedgerEntry, LedgerHead, MatchResult
+from .models import (
+    CHAINED,
+    AppendOnlyModel,
+    HandResult,
+    LedgerEntry,
+    LedgerHead,
+    LedgerIdentity,
+    MatchResult,
+)
 from .recompute import lines_as_json
 from .selectors import base_stake
-
-CHAINED: tuple[type[AppendOnlyModel], ...] = (LedgerEntry, HandResult, MatchResult, Checkout)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +62,10 @@ def _row(obj: AppendOnlyModel) -> str:
 
 def _club(club_id: int, names: dict[int, str]) -> str:
     return f"亲友圈「{names.get(club_id, '?')}」(#{club_id})"
+
+
+def _when(moment: datetime) -> str:
+    return f"{localtime(moment):%Y-%m-%d %H:%M:%S}"
 
 
 def _seats(first: int, last: int) -> str:
@@ -105,8 +122,48 @@ def verify_chain(club_id: int, head: LedgerHead | None, names: dict[int, str]) -
         yield Problem(club, f"第{last}条与链头不符")
 
 
+def verify_kept(club_id: int, seq: int, last: str) -> Iterator[Problem]:
+    """The club's chain still extends a head a member kept (``seq`` and its signature
+    ``last``, as the ledger page's check shows it): the chain's own check cannot see a
+    rollback to an older, validly signed head, a member who saw a later one can."""
+    club = _club(club_id, dict(Club.objects.filter(pk=club_id).values_list("pk", "name")))
+    head = LedgerHead.objects.filter(club_id=club_id).first()
+    now = head.seq if head else 0
+    if now < seq:
+        yield Problem(club, f"账本被回退: 成员记下的账本到第{seq}条，现在链头只到第{now}条")
+        return
+    kept = [m.objects.filter(club_id=club_id, seq=seq).first() for m in CHAINED]
+    if last not in {row.signature for row in kept if row is not None}:
+        yield Problem(club, f"账本的历史被改写: 第{seq}条与成员记下的不同")
+
+
+def verify_identities(club_id: int, names: dict[int, str]) -> Iterator[Problem]:
+    """Each user the club's rows name has an identity row in its chain, and the account
+    behind the ID is still the one that row recorded (username, join date)."""
+    club = _club(club_id, names)
+    identities = {i.user_id: i for i in LedgerIdentity.objects.filter(club_id=club_id)}
+    accounts = get_user_model().objects.in_bulk(list(identities))
+    for user_id, identity in sorted(identities.items()):
+        account = accounts.get(user_id)
+        now = (account.get_username(), account.date_joined) if account else None
+        if now != (identity.username, identity.date_joined):
+            shown = f"「{now[0]}」，注册于 {_when(now[1])}" if now else "已不存在"
+            yield Problem(
+                f"{club} 第{identity.seq}条 {_row(identity)}",
+                f"身份不符: 账本记下用户 #{user_id} 是「{identity.username}」，注册于 "
+                f"{_when(identity.date_joined)}；该用户现在是{shown}",
+            )
+    named: set[int] = set()
+    for model in CHAINED:
+        for obj in model.objects.filter(club_id=club_id).iterator():
+            named |= obj.user_ids()
+    for user_id in sorted(named - set(identities)):
+        yield Problem(club, f"用户 #{user_id} 在账本中没有身份记录")
+
+
 def verify_chains() -> Iterator[Problem]:
-    """Every club's chain (:func:`verify_chain`), and every club with rows has a head."""
+    """Every club's chain (:func:`verify_chain`) and identities (:func:`verify_identities`),
+    and every club with rows has a head."""
     heads = {head.club_id: head for head in LedgerHead.objects.all()}
     club_ids = set(heads)
     for model in CHAINED:
@@ -114,6 +171,7 @@ def verify_chains() -> Iterator[Problem]:
     names = {pk: club.name for pk, club in Club.objects.in_bulk(club_ids).items()}
     for club_id in sorted(club_ids):
         yield from verify_chain(club_id, heads.get(club_id), names)
+        yield from verify_identities(club_id, names)
 
 
 def _line(payer: int, payee: int, category: str, points: int, ruling: str) -> str:
@@ -150,10 +208,62 @@ def verify_settlement(hand: Hand, lines: Sequence[Mapping[str, Any]], totals: tu
             yield Problem(where, f"座位{seat}的成绩 {points.get(seat)} 与牌局结算 {total} 不符")
 
 
+def _published(match: Match, hand: Hand) -> Iterator[dict[str, Any]]:
+    """The public events of the match's log that speak of ``hand``'s deal: its commitment
+    (published before the deal) and its ``hand_start``."""
+    kinds = (MatchEvent.Kind.DEAL, MatchEvent.Kind.TABLE, MatchEvent.Kind.HAND_END)
+    for payload in MatchEvent.objects.filter(match=match, kind__in=kinds).order_by(
+        "seq"
+    ).values_list("payload", flat=True):
+        for event in payload.get("events", []):
+            public = event.get("public") or {}
+            if public.get("type") in ("commitment", "hand_start") and public.get(
+                "hand"
+            ) == hand.number:
+                yield public
+
+
+def verify_deal(hand: Hand, seats: Mapping[int, int]) -> Iterator[Problem]:
+    """The hand's seed and seats: sha256(salt + seed) is the commitment the match's log
+    published, the deal the log announced is the hand's (dealer, streak, contributions),
+    the record was dealt from the wall seed they make, and every ledger row of the hand
+    names the player who sat at its seat (``seats``: seat → user ID, the match's players)."""
+    where = f"hand #{hand.pk} (match #{hand.match_id} 第{hand.number}局)"
+    if hashlib.sha256((hand.salt + hand.seed).encode()).hexdigest() != hand.commitment:
+        yield Problem(where, "洗牌种子不符: sha256(盐 + 种子) 不等于该局的承诺")
+    published = list(_published(hand.match, hand))
+    if not published:
+        yield Problem(where, "对局日志中没有该局的承诺与发牌")
+    for event in published:
+        if event.get("commitment") != hand.commitment:
+            yield Problem(where, f"承诺与对局日志不符: 日志公布的是 {event.get('commitment')}")
+        if event["type"] == "hand_start" and (
+            event.get("dealer"), event.get("streak"), event.get("contributions")
+        ) != (hand.dealer, hand.streak, hand.contributions):
+            yield Problem(where, "发牌与对局日志不符: 庄家、连庄数或玩家随机数不同")
+    record = hand.record or {}
+    if record and (record.get("seed"), record.get("dealer"), record.get("streak")) != (
+        hand.wall_seed, hand.dealer, hand.streak
+    ):
+        yield Problem(where, "牌局记录的牌墙种子、庄家或连庄数与该局不符")
+    rows: list[tuple[AppendOnlyModel, str, int, int]] = []
+    for result in HandResult.objects.filter(hand=hand):
+        rows.append((result, "玩家", result.seat, result.user_id))
+    for entry in LedgerEntry.objects.filter(hand=hand):
+        rows.append((entry, "付方", entry.payer_seat, entry.payer_id))
+        rows.append((entry, "收方", entry.payee_seat, entry.payee_id))
+    for obj, side, seat, user_id in rows:
+        if seats.get(seat) != user_id:
+            yield Problem(_row(obj), f"座位不符: {side}是用户 #{user_id}，对局座位{seat}坐的是"
+                                     f"用户 #{seats.get(seat)}")
+
+
 def verify_hand(hand: Hand) -> Iterator[Problem]:
     """Recompute one settled hand from the event log and compare it with the ledger."""
     where = f"hand #{hand.pk} (match #{hand.match_id} 第{hand.number}局)"
     match = hand.match
+    seats = dict(MatchPlayer.objects.filter(match=match).values_list("seat", "user_id"))
+    yield from verify_deal(hand, seats)
     try:
         rnd = round_rebuild(match, hand)
         settlement = rnd.settlement()
@@ -265,10 +375,11 @@ def verify_adjustments() -> Iterator[Problem]:
 def verify_all() -> Iterator[Problem]:
     """Every check, over the whole database."""
     yield from verify_chains()
-    # 练习房 matches book nothing (apps.ledgers.receivers): there is nothing to check.
-    hands = Hand.objects.filter(settlement__isnull=False, match__practice=False).select_related(
-        "match"
-    )
+    # Matches the ledger does not book (练习房, computer seats, bots the club did not allow:
+    # Match.booked): nothing to check.
+    hands = Hand.objects.filter(
+        settlement__isnull=False, match__in=Match.objects.filter(BOOKED)
+    ).select_related("match")
     for hand in hands.order_by("pk").iterator():
         yield from verify_hand(hand)
     orphans = LedgerEntry.objects.filter(kind="settlement", hand__settlement__isnull=True)
@@ -276,6 +387,6 @@ def verify_all() -> Iterator[Problem]:
         yield Problem(_row(entry), "所属牌局没有结算")
     yield from verify_adjustments()
     yield from verify_zero_sum()
-    finished = Match.objects.exclude(status=Match.Status.PLAYING).filter(practice=False)
+    finished = Match.objects.exclude(status=Match.Status.PLAYING).filter(BOOKED)
     for match in finished.order_by("pk").iterator():
         yield from verify_match(match)

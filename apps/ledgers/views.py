@@ -17,6 +17,7 @@ from django.http import (
     HttpResponse,
     HttpResponseBadRequest,
     HttpResponseBase,
+    JsonResponse,
     StreamingHttpResponse,
 )
 from django.shortcuts import redirect, render
@@ -40,6 +41,7 @@ from .forms import (
     MyResultsFilterForm,
     form_error_text,
 )
+from .payments import EXACT_LIMIT
 from .replay import hand_replay, replay_share_token
 
 ENTRIES_PER_PAGE = 100
@@ -154,6 +156,18 @@ def club_ledger(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse
         ),
         "last_checkout": selectors.checkout_last(club=access.club) if access.sees_all else None,
     })
+
+
+@login_required
+def club_chain(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse:
+    """The club's chain head and its links from ``?since=N`` on (JSON), for the member's
+    browser to check that the head extends the one it kept (``static/ledgers/chain.js``)."""
+    access = selectors.ledger_access(club_id=club_id, user=request.user)
+    since = request.GET.get("since", "0")
+    if not since.isdecimal():
+        return HttpResponseBadRequest("since 应为非负整数")
+    chain = selectors.ledger_chain_links(access=access, since=int(since))
+    return JsonResponse({"seq": chain.seq, "last": chain.last, "links": chain.links})
 
 
 @login_required
@@ -279,7 +293,8 @@ def club_checkout(request: AuthenticatedHttpRequest, club_id: int) -> HttpRespon
     return render(request, "ledgers/checkout.html", {
         "club": access.club, "access": access, "form": form,
         "error": form_error_text(form) if form.is_bound and not form.is_valid() else "",
-        "view": view, "mark": mark,
+        "view": view, "mark": mark, "exact_limit": EXACT_LIMIT,
+        "exact": view is not None and sum(1 for r in view.rows if r.total) <= EXACT_LIMIT,
         "history": selectors.checkout_history(club=access.club),
     })
 

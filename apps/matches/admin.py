@@ -95,7 +95,10 @@ class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin[Match]):
     )
     list_filter = (StatusFilter, VariantFilter, "club")
     list_select_related = ("club", "room")
-    search_fields = ("=id", "room__code", "club__name", "players__user__display_name")
+    search_fields = (
+        "=id", "room__code", "club__name", "players__user__display_name",
+        "players__user__username",
+    )
     date_hierarchy = "created_at"
     actions = ("force_dissolve",)
     fields = (

@@ -8,7 +8,3 @@ class MatchesConfig(AppConfig):
     label = "matches"
     verbose_name = "对局"
     default_auto_field = "django.db.models.BigAutoField"
-
-    def ready(self) -> None:
-        """Connect the receiver that starts a match when a room is all ready."""
-        from . import receivers  # noqa: F401, PLC0415  (it connects on import)

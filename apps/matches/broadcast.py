@@ -2,7 +2,9 @@
 connection's blocking calls on a match one at a time.
 
 Every connection following a match joins its group (``match_<id>``), and everyone at a
-room's table page joins ``table_<room id>`` to hear that a match has started there.
+room's table page joins ``table_<room id>`` to hear that a match has started there (and the
+room's 再来一场 prompt); a seated player's connection also joins ``seat_<room id>_<user id>``,
+where a newer tab of the same player replaces it.
 
 A committed change is one message to the match group: its version range and, per audience
 (each seat, and spectators), that audience's frame already encoded as JSON. Each connection
@@ -33,6 +35,9 @@ PRESENCE_EVENT = "table.presence"
 """Sent by a table connection itself (see ``consumers``) when a seat's presence changes."""
 PHRASE_EVENT = "table.phrase"
 """Sent by a table connection when its seat sends a quick phrase (快捷语)."""
+REPLACED_EVENT = "table.replaced"
+"""Sent by a seated player's new table connection to the player's other ones at that table
+(:func:`seat_group`): they are replaced, and close (two tabs on one seat)."""
 
 T = TypeVar("T")
 _match_locks: weakref.WeakKeyDictionary[
@@ -48,6 +53,11 @@ def match_group(match_id: int) -> str:
 def room_group(room_id: int) -> str:
     """The group of everyone connected to a room's table endpoint."""
     return f"table_{room_id}"
+
+
+def seat_group(room_id: int, user_id: int) -> str:
+    """The group of one seated player's connections to a room's table (at most one stays)."""
+    return f"seat_{room_id}_{user_id}"
 
 
 def audience(viewer: int | None) -> str:

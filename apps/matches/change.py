@@ -31,14 +31,12 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import QuerySet
-from django.dispatch import Signal
-from django.utils import timezone
 
 from majiang import Round
 
 from . import broadcast, frames, pacing, pause, state
-from .frames import auto_play_delay
 from .models import Hand, Match, MatchEvent, MatchPlayer
+from .pacing import auto_play_delay
 from .protocol import MatchError
 
 
@@ -54,11 +52,9 @@ class MatchChange:
     players: list[MatchPlayer]
     hand: Hand | None
     rnd: Round | None
-    now: datetime = field(default_factory=timezone.now)
+    now: datetime = field(default_factory=pacing.now)
     entries: list[MatchEvent] = field(default_factory=list)
     new_decision: bool = False
-    signals: list[tuple[Signal, dict[str, Any]]] = field(default_factory=list)
-    """Signals to send once every row of the change is written (still in the transaction)."""
     cached: bool = False
     """Made from the cached state, without reading the row: the write checks the row."""
     locked: bool = False
@@ -171,8 +167,6 @@ class MatchChange:
         for player in self.players:
             if _player_fields(player) != self.stored[player.seat]:
                 player.save(update_fields=["consecutive_timeouts", "auto_play"])
-        for signal, kwargs in self.signals:
-            signal.send(**kwargs)
         span, updates = frames.update_span(self), frames.updates_for(self)
         self._checkin_on_commit()
         transaction.on_commit(

@@ -5,14 +5,16 @@ A computer seat is a :class:`MatchPlayer` with ``computer`` set, seated by one o
 club's computer accounts (``User.is_computer``; see
 :func:`apps.clubs.services.computers.computer_user`). It is always
 in automatic play: the sweep (:func:`apps.matches.services.match_timers_fire`) treats it
-like a seat in 托管, after :func:`apps.matches.change.auto_play_delay`. Every decision reads
+like a seat in 托管, after :func:`apps.matches.pacing.auto_play_delay`. Every decision reads
 only the seat's own observation (:func:`majiang.advisor.choose`).
 """
 
 from __future__ import annotations
 
-from apps.accounts.models import User
-from apps.clubs.models import Membership, Room, RoomSeat
+from apps.accounts.models import ComputerLevel, User
+from apps.clubs.models import Club, Membership, Room, RoomSeat
+from apps.clubs.services.common import BOTS_REFUSED
+from apps.clubs.services.tables import room_seat_handover
 from majiang import Action
 from majiang.advisor import choose
 
@@ -21,13 +23,23 @@ from .models import Match, MatchEvent, MatchPlayer
 from .protocol import MatchError, table_event
 
 
+def seat_level(player: MatchPlayer) -> str:
+    """The advisor's level for an automatic seat: a computer seat's account level
+    (``User.computer_level``: 简单, 标准), 标准 for a person in 托管."""
+    if player.computer and player.user.computer_level:
+        return str(player.user.computer_level)
+    return ComputerLevel.STANDARD
+
+
 def advised_action(change: MatchChange, player: MatchPlayer) -> Action:
-    """The advisor's action for an automatic seat, from that seat's observation only."""
+    """The advisor's action for an automatic seat at its level (:func:`seat_level`), from
+    that seat's observation only."""
     rnd, match, hand = change.rnd, change.match, change.hand
     assert rnd is not None and hand is not None
     return choose(
         rnd.observation(player.seat), rnd.legal_actions(player.seat),
-        seed=f"{match.pk}:{hand.number}:{match.version}", settings=match.settings,
+        level=seat_level(player), seed=f"{match.pk}:{hand.number}:{match.version}",
+        settings=match.settings,
     )
 
 
@@ -54,6 +66,8 @@ def _take(change: MatchChange, user: User, seat: int) -> None:
         raise MatchError("already_seated", "你已经在这桌入座了")
     if not Membership.objects.filter(club_id=match.club_id, user=user).exists():
         raise MatchError("not_member", "只有本亲友圈的成员可以入座")
+    if user.is_bot and not Club.objects.filter(pk=match.club_id, bots_allowed=True).exists():
+        raise MatchError("bots_not_allowed", BOTS_REFUSED)
     elsewhere = RoomSeat.objects.filter(
         user=user, room__status__in=(Room.Status.WAITING, Room.Status.PLAYING)
     ).exclude(room_id=match.room_id)
@@ -66,6 +80,6 @@ def _take(change: MatchChange, user: User, seat: int) -> None:
     player.user, player.computer, player.auto_play = user, False, False
     player.consecutive_timeouts = 0
     MatchPlayer.objects.filter(pk=player.pk).update(user=user, computer=False)
-    RoomSeat.objects.filter(room_id=match.room_id, seat=seat).update(user=user, ready=False)
+    room_seat_handover(room_id=match.room_id, seat=seat, user=user)
     match.ready_seats = [s for s in match.ready_seats if s != seat]
     change.log(MatchEvent.Kind.TABLE, [table_event("seat_taken", seat, name=str(user))])

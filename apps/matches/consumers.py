@@ -35,26 +35,34 @@ from django.db import InterfaceError, OperationalError
 from redis.exceptions import RedisError
 
 from apps.accounts.services import LAST_SEEN_EVERY, user_last_seen_update
+from apps.clubs.selectors import rematch_state_open
+from apps.clubs.services.rematch import rematch_answer
+from apps.core.authentication import bearer_user
 from apps.core.groups import user_group
 
 from . import broadcast, presence, selectors, services
+from .pacing import PRESENCE_HEARTBEAT_SECONDS, VERSION_CHECK_SECONDS
 from .protocol import (
     MAX_MESSAGE_BYTES,
     PHRASES,
+    ROOM_MESSAGES,
     MatchError,
     decode_message,
     encode_frame,
+    parse_hello,
     parse_phrase,
+    parse_room_message,
+    request_id,
 )
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NO_ROOM = 4404
+CLOSE_REPLACED = 4009
+"""A seated player opened the table again elsewhere: this older connection was replaced."""
 CLOSE_INTERNAL_ERROR = 1011
 PHRASE_EVERY_SECONDS = 3.0
 """A seat may send one quick phrase this often (a burst of two)."""
-VERSION_CHECK_SECONDS = 5.0
-"""A connection that forwarded nothing for this long checks that it has missed nothing."""
 
 logger = logging.getLogger(__name__)
 
@@ -110,8 +118,15 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         return encode_frame(content)
 
     async def connect(self) -> None:
-        """Authenticate, decide seat or spectator, subscribe, send the current view."""
+        """Authenticate (the session, or a token: ``Authorization: Bearer``), decide seat or
+        spectator, subscribe, send the current view."""
         user = self.scope.get("user")
+        # A read-only token may watch and resync, not act.
+        self.may_act = True
+        if user is None or not user.is_authenticated:
+            token = await _read(bearer_user, self.scope.get("headers", []))
+            if token is not None:
+                user, self.may_act = token[0], token[1].play
         if user is None or not user.is_authenticated:
             await self._refuse_connection(CLOSE_UNAUTHENTICATED)
             return
@@ -125,7 +140,14 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             return
         self.user, self.room_id, self.seat = user, access.room_id, access.seat
         self.match_id: int | None = None
+        self.over = False  # the match followed has ended (its 再来一场 prompt may be open)
         self.version = -1
+        # The version of the last state frame sent: the ``v`` of errors, presence, phrases.
+        self.shown = -1
+        # The ``id`` of the message being answered, and of an applied one whose update is
+        # still to come (with the version it reached): its frame carries it to this client.
+        self.asked: int | str | None = None
+        self.awaited: tuple[int, int | str] | None = None
         self.seats: list[int] = []
         self.heartbeat: asyncio.Task[None] | None = None
         self.sent_at = time.monotonic()
@@ -139,11 +161,30 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await _read(partial(user_last_seen_update, user_id=user.pk))
         await self.channel_layer.group_add(broadcast.room_group(self.room_id), self.channel_name)
         await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
+        # One connection plays a seat: a newer one replaces it (a read-only token's only
+        # watches, and neither replaces nor is replaced).
+        self.plays = self.seat is not None and self.may_act
+        if self.plays:
+            await self.channel_layer.group_add(
+                broadcast.seat_group(self.room_id, user.pk), self.channel_name)
         self.heartbeat = asyncio.create_task(self._heartbeat())
         if access.match_id is not None:
             await self._follow(access.match_id, since=self._query_version())
+            if self.over:
+                await self._send_rematch()
         else:
             await self.send_json({"type": "waiting", "seat": self.seat})
+        if self.plays:
+            # After this connection's presence joined: the seat never looks offline.
+            await self.channel_layer.group_send(
+                broadcast.seat_group(self.room_id, user.pk),
+                {"type": broadcast.REPLACED_EVENT, "origin": self.channel_name})
+
+    async def _send_rematch(self) -> None:
+        """Show a page that connects to a finished match the room's open 再来一场 prompt."""
+        state = await _read(rematch_state_open, self.room_id)
+        if state is not None:
+            await self.send_json({"type": "rematch", "v": self.shown, **state})
 
     async def _refuse_connection(self, code: int) -> None:
         """Accept, then close with ``code``: a handshake refused before the accept reaches
@@ -201,11 +242,14 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             broadcast.match_group(self.match_id), self.channel_name
         )
 
-    async def _resync(self, since: int | None) -> None:
+    async def _resync(self, since: int | None, *, reply: int | str | None = None) -> None:
         async with self.order:
-            await self._resync_in_order(since)
+            await self._resync_in_order(since, reply=reply)
 
-    async def _resync_in_order(self, since: int | None) -> None:
+    async def _resync_in_order(self, since: int | None, *,
+                               reply: int | str | None = None) -> None:
+        """Send a snapshot, or the events since ``since``; ``reply``: the ``id`` of the
+        ``hello`` this answers."""
         assert self.match_id is not None
         if since is None:
             frame = await broadcast.call_in_order(
@@ -216,9 +260,15 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                 selectors.table_catchup, match_id=self.match_id, since=since, viewer=self.seat
             )
         self.version = frame["v"]
+        self.over = frame["table"]["status"] != "playing"
         self.seats = [p["seat"] for p in frame["table"]["players"]]
         self.sent_at = time.monotonic()
+        if reply is not None:
+            frame["id"] = reply
+        elif self.awaited is not None and frame["v"] >= self.awaited[0]:
+            frame["id"], self.awaited = self.awaited[1], None
         await self.send_json(frame)
+        self.shown = frame["v"]
 
     async def _heartbeat(self) -> None:
         """After a quiet spell, which may hide a lost update or a lost ``match_started``,
@@ -235,7 +285,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                 if time.monotonic() - self.sent_at >= VERSION_CHECK_SECONDS:
                     await self._catch_up_if_behind()
                 if (self.match_id is None or self.seat is None
-                        or time.monotonic() - refreshed_at < presence.HEARTBEAT_SECONDS):
+                        or time.monotonic() - refreshed_at < PRESENCE_HEARTBEAT_SECONDS):
                     continue
                 if time.monotonic() - seen_at >= LAST_SEEN_EVERY.total_seconds():
                     seen_at = time.monotonic()  # a player at the table is online (在线)
@@ -307,6 +357,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             broadcast.room_group(self.room_id), self.channel_name
         )
         await self.channel_layer.group_discard(user_group(self.user.pk), self.channel_name)
+        await self.channel_layer.group_discard(
+            broadcast.seat_group(self.room_id, self.user.pk), self.channel_name)
 
     async def websocket_receive(self, message: dict[str, Any]) -> None:
         """Refuse oversized or binary frames before parsing; rate-limit everything."""
@@ -334,16 +386,32 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self.close(code=CLOSE_INTERNAL_ERROR)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        """Answer one message, carrying back the ``id`` it may have."""
+        try:
+            self.asked = request_id(content)
+        except MatchError as error:
+            await self._refuse(error)
+            return
+        try:
+            await self._answer(content)
+        finally:
+            self.asked = None
+
+    async def _answer(self, content: Any) -> None:
         """Handle ``hello`` here (no match yet: the ``waiting`` frame again); send everything
         else to the match service."""
         if isinstance(content, dict) and content.get("type") == "hello":
-            since = content.get("v")
-            if self.match_id is None:
-                await self.send_json({"type": "waiting", "seat": self.seat})
-                return
-            valid = isinstance(since, int) and not isinstance(since, bool)
             try:
-                await self._resync(since if valid else None)
+                since = parse_hello(content)
+            except MatchError as error:
+                await self._refuse(error)
+                return
+            if self.match_id is None:
+                await self.send_json({"type": "waiting", "seat": self.seat,
+                                      **self._reply_id()})
+                return
+            try:
+                await self._resync(since, reply=self.asked)
             except (OperationalError, InterfaceError):
                 await self._unavailable()
             return
@@ -353,21 +421,36 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if self.seat is None:
             await self._refuse(MatchError("not_seated"))
             return
+        if not self.may_act:
+            await self._refuse(MatchError("read_only"))
+            return
         if isinstance(content, dict) and content.get("type") == "phrase":
             await self._phrase(content)
             return
+        if isinstance(content, dict) and content.get("type") in ROOM_MESSAGES:
+            await self._room_message(content)
+            return
         try:
-            await broadcast.call_in_order(
+            version = await broadcast.call_in_order(
                 services.match_act, match_id=self.match_id, user_id=self.user.pk,
                 payload=content,
             )
         except MatchError as error:
             await self._refuse(error)
+            return
         except (OperationalError, InterfaceError):
             # The database is unreachable: nothing was saved, unless the link dropped during
             # the commit itself; the client's ``hello`` resync, which it repeats after
             # ``unavailable``, shows which.
             await self._unavailable()
+            return
+        if self.asked is not None and version > self.version:
+            # The update arrives after this handler returns (a consumer handles one
+            # message at a time), or in a catch-up: whichever sends ``version`` carries it.
+            self.awaited = (version, self.asked)
+
+    def _reply_id(self) -> dict[str, Any]:
+        return {} if self.asked is None else {"id": self.asked}
 
     async def _phrase(self, content: dict[str, Any]) -> None:
         """Send a quick phrase to the table (not versioned, not logged)."""
@@ -381,8 +464,25 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             return
         await self.channel_layer.group_send(
             broadcast.room_group(self.room_id),
-            {"type": broadcast.PHRASE_EVENT, "seat": self.seat, "phrase": phrase},
+            {"type": broadcast.PHRASE_EVENT, "seat": self.seat, "phrase": phrase,
+             "origin": self.channel_name, **self._reply_id()},
         )
+
+    async def _room_message(self, content: dict[str, Any]) -> None:
+        """再来一场 (``rematch``) or 离开 (``rematch_leave``), answered by the clubs app's
+        service; the answer is this connection's ``rematch`` frame (the others hear the
+        change through the room's lobby broadcast)."""
+        try:
+            leave = parse_room_message(content) == "rematch_leave"
+            state = await _read(partial(rematch_answer, room_id=self.room_id,
+                                        user=self.user, leave=leave))
+        except MatchError as error:
+            await self._refuse(error)
+            return
+        except (OperationalError, InterfaceError):
+            await self._unavailable()
+            return
+        await self.send_json({"type": "rematch", "v": self.shown, **state, **self._reply_id()})
 
     async def _unavailable(self) -> None:
         logger.warning("match %s: database unavailable, message refused", self.match_id)
@@ -392,7 +492,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         """Answer a message that was let through with its refusal, always; the refusal's
         extra cost (:attr:`error_cost` unless ``cost``) is then charged (into debt), so a
         flood of bad messages is cut off at the next ones, never by dropping this answer."""
-        await self.send_json({**error.to_json(), "v": self.version})
+        await self.send_json({**error.to_json(), "v": self.shown, **self._reply_id()})
         self.bucket.charge(self.error_cost if cost is None else cost)
 
     async def _rate_limited(self) -> None:
@@ -400,7 +500,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         now = time.monotonic()
         if now - self.limited_notice_at >= 1.0:
             self.limited_notice_at = now
-            await self.send_json({**MatchError("rate_limited").to_json(), "v": self.version})
+            await self.send_json({**MatchError("rate_limited").to_json(), "v": self.shown})
 
     async def table_update(self, event: dict[str, Any]) -> None:
         """A committed change: forward this connection's own frame in order, or catch up
@@ -413,21 +513,40 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                 return
             self.version = event["v"]
             text = event["texts"].get(broadcast.audience(self.seat))
-            if text is not None:  # none: this viewer may see nothing of the change (H2)
-                self.sent_at = time.monotonic()
-                await self.send(text_data=text)
+            if text is None:  # this viewer may see nothing of the change (H2)
+                return
+            if self.awaited is not None and event["v"] >= self.awaited[0]:
+                # The frame is encoded once for every viewer: the id goes in front.
+                text = f'{encode_frame({"id": self.awaited[1]})[:-1]},{text[1:]}'
+                self.awaited = None
+            self.sent_at = time.monotonic()
+            await self.send(text_data=text)
+            self.shown = event["v"]
 
     async def table_presence(self, event: dict[str, Any]) -> None:
         """A seat came online or went offline: forward who is connected (not versioned)."""
         if self.match_id is not None:
-            await self.send_json({"type": "presence", "v": self.version,
+            await self.send_json({"type": "presence", "v": self.shown,
                                   "players": event["players"]})
 
     async def table_phrase(self, event: dict[str, Any]) -> None:
         """A seat's quick phrase: forward it with its text (not versioned)."""
         if self.match_id is not None:
-            await self.send_json({"type": "phrase", "v": self.version, "seat": event["seat"],
-                                  "phrase": event["phrase"], "text": PHRASES[event["phrase"]]})
+            mine = event.get("origin") == self.channel_name and "id" in event
+            await self.send_json({"type": "phrase", "v": self.shown, "seat": event["seat"],
+                                  "phrase": event["phrase"], "text": PHRASES[event["phrase"]],
+                                  **({"id": event["id"]} if mine else {})})
+
+    async def table_rematch(self, event: dict[str, Any]) -> None:
+        """The room's 再来一场 prompt changed: forward it (not versioned)."""
+        if self.match_id is not None:
+            await self.send_json({"type": "rematch", "v": self.shown, **event["rematch"]})
+
+    async def table_replaced(self, event: dict[str, Any]) -> None:
+        """The same player opened this table in another tab: say so, and close (4009)."""
+        if event["origin"] != self.channel_name:
+            await self.send_json({"type": "replaced", "v": self.shown})
+            await self.close(code=CLOSE_REPLACED)
 
     async def access_changed(self, event: dict[str, Any]) -> None:
         """The user's access may have ended (removed from the club, a role change): check

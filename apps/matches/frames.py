@@ -8,9 +8,8 @@ wall order) and a hand's seed before it ends are never put in a frame.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from majiang import Round
@@ -18,27 +17,10 @@ from majiang.actions import logged_for_viewer
 from majiang.advisor import discard_hints
 
 from .models import Hand, Match, MatchEvent, MatchPlayer
+from .pacing import AUTO_PLAY_DELAY
 
 if TYPE_CHECKING:
     from .change import MatchChange
-
-AUTO_PLAY_DELAY = timedelta(seconds=1)
-"""How long a seat in 托管 takes to act (after the last change)."""
-COMPUTER_PAUSE_MS = (800, 1500)
-"""A computer seat acts after a pause in this range (milliseconds)."""
-
-
-def auto_play_delay(match: Match, player: MatchPlayer) -> timedelta:
-    """How long after the last change an automatic seat acts: the 托管 delay, or for a
-    computer seat a human-like pause of 0.8–1.5 s, fixed by the match, its version and the
-    seat."""
-    if not player.computer:
-        return AUTO_PLAY_DELAY
-    digest = hashlib.blake2b(f"{match.pk}:{match.version}:{player.seat}".encode(),
-                             digest_size=4).digest()
-    low, high = COMPUTER_PAUSE_MS
-    return timedelta(milliseconds=low + int.from_bytes(digest, "big") % (high - low + 1))
-
 
 def epoch_ms(moment: datetime | None) -> int | None:
     """A timestamp as milliseconds since the epoch (what clients count down to)."""
@@ -62,6 +44,7 @@ def table_info(
         "hands_total": match.hands_total,
         "hands_played": match.hands_played,
         "totals": list(match.totals),
+        "booked": match.booked,
         "commitment": hand.commitment if hand is not None else None,
         "next": next_hand_public(match.next_hand),
         "deadline": epoch_ms(match.deadline) if match.status == Match.Status.PLAYING else None,

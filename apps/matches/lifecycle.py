@@ -15,20 +15,21 @@ from typing import Any
 from django.db import transaction
 
 from apps.clubs.models import Room
+from apps.clubs.services.tables import (
+    room_hand_ended,
+    room_match_ended,
+    room_match_started,
+)
+from apps.ledgers.services import ledger_hand_post, ledger_match_post
 from majiang import Action, Round, get_variant
 from majiang.match import Match as RulesMatch
 from majiang.record import record_of
 
-from . import broadcast, signals
+from . import broadcast
 from .change import MatchChange
 from .models import Hand, Match, MatchEvent, MatchPlayer
-from .pacing import turn_seconds
+from .pacing import FIRST_DEAL_SECONDS, NEXT_HAND_SECONDS, turn_seconds
 from .protocol import table_event
-
-NEXT_HAND_SECONDS = 15
-"""How long the settlement stays up before the next hand is dealt anyway."""
-FIRST_DEAL_SECONDS = 6
-"""How long a new match waits for its seats' contributions to the first hand's wall."""
 
 
 def commitment_of(salt: str, seed: str) -> str:
@@ -59,6 +60,8 @@ def match_create(*, room: Room) -> MatchChange:
         streak=rules.streak,
         totals=list(rules.totals),
         has_computers=any(s.user.is_computer for s in seats),
+        has_bots=any(s.user.is_bot for s in seats),
+        bots_allowed=room.club.bots_allowed,
         practice=room.practice,
         hints=room.hints,
     )
@@ -68,7 +71,7 @@ def match_create(*, room: Room) -> MatchChange:
                                    computer=s.user.is_computer, auto_play=s.user.is_computer)
         for s in seats
     ]
-    Room.objects.filter(pk=room.pk).update(status=Room.Status.PLAYING)
+    room_match_started(room_id=room.pk)
     change = MatchChange.new(match, players)
     match.stage = Match.Stage.BETWEEN
     match.ready_seats = [p.seat for p in players if p.computer]
@@ -233,11 +236,10 @@ def hand_close(change: MatchChange) -> None:
             *([] if rules.over else [_next_hand_commit(change)]),
         ],
     )
-    seat_users = {p.seat: p.user_id for p in change.players}
-    change.signals.append(
-        (signals.hand_settled, {"sender": Hand, "hand": hand, "match": match,
-                                "seat_users": seat_users})
-    )
+    if match.booked:
+        ledger_hand_post(hand=hand, match=match,
+                         seat_users={p.seat: p.user_id for p in change.players})
+    room_hand_ended(club_id=match.club_id)
     if rules.over:
         match_close(change, Match.Status.FINISHED)
     else:
@@ -272,7 +274,6 @@ def match_close(change: MatchChange, status: str) -> None:
         [*extra, table_event("match_end", reason=status, totals=list(match.totals),
                              hands_played=match.hands_played)],
     )
-    Room.objects.filter(pk=match.room_id).update(
-        status=Room.Status.CLOSED, closed_at=change.now
-    )
-    change.signals.append((signals.match_finished, {"sender": Match, "match": match}))
+    if match.booked:
+        ledger_match_post(match=match)
+    room_match_ended(room_id=match.room_id, club_id=match.club_id, at=change.now)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.conf import settings as django_settings
 from django.db import models
+from django.db.models import Q
 
 from majiang.variants import VARIANTS
 from majiang.wall import wall_seed
@@ -74,6 +75,11 @@ class Match(models.Model):
     created_at = models.DateTimeField("开始时间", auto_now_add=True)
     finished_at = models.DateTimeField("结束时间", null=True, blank=True)
     has_computers = models.BooleanField("有电脑补位", default=False)
+    has_bots = models.BooleanField("有机器人", default=False, help_text="有机器人账号入座")
+    bots_allowed = models.BooleanField(
+        "允许机器人记账", default=False,
+        help_text="开局时亲友圈允许机器人：有机器人的对局只在此时记账",
+    )
     practice = models.BooleanField("练习", default=False, help_text="练习房的对局不记账")
     hints = models.BooleanField("听牌提示", default=True)
 
@@ -88,6 +94,19 @@ class Match(models.Model):
     def __str__(self) -> str:
         variant = VARIANTS.get(self.variant)
         return f"对局 #{self.pk} · {variant.name if variant else self.variant}"
+
+    @property
+    def booked(self) -> bool:
+        """Whether the club ledger books this match: not a 练习房, no computer seat
+        (nobody can pay a computer, nor be paid by one; the table settles as usual), and
+        no bot account seat unless the club allowed bots when the match started
+        (``Club.bots_allowed``). Matches not booked show 不记账 with their real points."""
+        return not (self.practice or self.has_computers
+                    or (self.has_bots and not self.bots_allowed))
+
+
+BOOKED = Q(practice=False, has_computers=False) & ~Q(has_bots=True, bots_allowed=False)
+"""The matches :attr:`Match.booked` (as a filter of :class:`Match`)."""
 
 
 class MatchPlayer(models.Model):

@@ -17,31 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from . import presence
 from .models import Match, MatchEvent
+from .pacing import offline_dissolve_at, offline_pause_at
 from .protocol import table_event
 
 if TYPE_CHECKING:
     from .change import MatchChange
-
-DEFAULT_OFFLINE_PAUSE_SECONDS = 60
-DEFAULT_OFFLINE_DISSOLVE_SECONDS = 600
-
-
-def offline_pause_at(match: Match) -> datetime | None:
-    """When an offline table's clock pauses (``None`` while someone is online)."""
-    if match.offline_since is None:
-        return None
-    seconds = int(match.settings.get("offline_pause_seconds", DEFAULT_OFFLINE_PAUSE_SECONDS))
-    return match.offline_since + timedelta(seconds=seconds)
-
-
-def offline_dissolve_at(match: Match) -> datetime | None:
-    """When an offline table is dissolved (``None`` while someone is online)."""
-    if match.offline_since is None:
-        return None
-    seconds = int(match.settings.get("offline_dissolve_seconds",
-                                     DEFAULT_OFFLINE_DISSOLVE_SECONDS))
-    return match.offline_since + timedelta(seconds=seconds)
-
 
 def pause_reason(change: MatchChange) -> str | None:
     """Why the clock should stand still now: ``"vote"``, ``"offline"`` or ``None``."""

@@ -2,11 +2,11 @@
 
 Each seat has a sorted set ``presence:match:<id>:seat:<n>`` whose members are the channel
 names of that seat's open connections, scored by when they expire. A connection adds itself
-on connect, refreshes its score every :data:`HEARTBEAT_SECONDS` and removes itself on
-disconnect. A seat is *connected* while it has a member that has not expired, so a killed
-process leaves its seats online for at most :data:`TTL_SECONDS`; whichever connection of the
-match next sends a heartbeat (:func:`presence_heartbeat`) prunes the dead members and
-reports the change.
+on connect, refreshes its score every ``PRESENCE_HEARTBEAT_SECONDS`` and removes itself on
+disconnect (durations and clock: :mod:`apps.matches.pacing`). A seat is *connected* while it
+has a member that has not expired, so a killed process leaves its seats online for at most
+``PRESENCE_TTL_SECONDS``; whichever connection of the match next sends a heartbeat
+(:func:`presence_heartbeat`) prunes the dead members and reports the change.
 
 Presence is advisory (it never affects the rules): every function here is fail-soft and
 reports ``None`` / no change when Redis cannot be reached.
@@ -16,18 +16,15 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Iterable
 
 import redis
 from django.conf import settings
 
-logger = logging.getLogger(__name__)
+from .pacing import PRESENCE_TTL_SECONDS
+from .pacing import now as clock_now
 
-TTL_SECONDS = 30.0
-"""A connection that has not refreshed its entry for this long counts as gone."""
-HEARTBEAT_SECONDS = TTL_SECONDS / 3
-"""How often a live connection refreshes its entry (and prunes dead ones)."""
+logger = logging.getLogger(__name__)
 
 _clients: dict[str, redis.Redis] = {}
 _clients_lock = threading.Lock()
@@ -50,7 +47,7 @@ def presence_key(match_id: int, seat: int) -> str:
 
 
 def _now(now: float | None) -> float:
-    return time.time() if now is None else now
+    return clock_now().timestamp() if now is None else now
 
 
 def presence_join(match_id: int, seat: int, connection: str, *, now: float | None = None) -> bool:
@@ -60,8 +57,8 @@ def presence_join(match_id: int, seat: int, connection: str, *, now: float | Non
         pipe = _redis().pipeline()
         pipe.zremrangebyscore(key, "-inf", now)
         pipe.zcard(key)
-        pipe.zadd(key, {connection: now + TTL_SECONDS})
-        pipe.expire(key, int(TTL_SECONDS * 2))
+        pipe.zadd(key, {connection: now + PRESENCE_TTL_SECONDS})
+        pipe.expire(key, int(PRESENCE_TTL_SECONDS * 2))
         _, before, *_ = pipe.execute()
     except redis.RedisError:
         logger.warning("presence: join failed for match %s seat %s", match_id, seat)
@@ -91,14 +88,15 @@ def presence_heartbeat(
     """Push back the expiry of an open connection of ``seat``, and drop the expired
     connections of the match's ``seats``; return whether that left a seat offline.
 
-    One Redis round trip: every live connection runs this every :data:`HEARTBEAT_SECONDS`.
+    One Redis round trip: every live connection runs this every
+    ``PRESENCE_HEARTBEAT_SECONDS``.
     """
     now, key = _now(now), presence_key(match_id, seat)
     seats = list(seats)
     try:
         pipe = _redis().pipeline()
-        pipe.zadd(key, {connection: now + TTL_SECONDS})
-        pipe.expire(key, int(TTL_SECONDS * 2))
+        pipe.zadd(key, {connection: now + PRESENCE_TTL_SECONDS})
+        pipe.expire(key, int(PRESENCE_TTL_SECONDS * 2))
         for other in seats:
             pipe.zremrangebyscore(presence_key(match_id, other), "-inf", now)
             pipe.zcard(presence_key(match_id, other))

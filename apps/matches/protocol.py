@@ -36,8 +36,6 @@ def decode_message(text: str) -> Any:
     return orjson.loads(text)
 
 ACTION_TYPES = frozenset(t.value for t in ActionType)
-TABLE_TYPES = frozenset({"ready_next", "dissolve_propose", "dissolve_vote", "resume",
-                         "contribute"})
 CONTRIBUTION = re.compile(r"[0-9a-f]{64}")
 """A seat's contribution to the next wall: 32 random bytes in lowercase hex."""
 
@@ -46,6 +44,7 @@ ERROR_MESSAGES = {
     "too_large": "消息过长",
     "stale_version": "牌局已变化，请按最新状态操作",
     "not_seated": "你不是本桌玩家，不能操作",
+    "read_only": "这个令牌只能查看，不能操作",
     "no_match": "本房间当前没有对局",
     "match_over": "对局已结束",
     "not_between_hands": "现在不是局间准备阶段",
@@ -55,6 +54,9 @@ ERROR_MESSAGES = {
     "no_vote": "当前没有解散投票",
     "already_voted": "你已经投过票了",
     "not_auto_play": "你没有处于托管状态",
+    "already_auto_play": "你已经在托管中",
+    "auto_play_in_window": "正在等吃碰杠胡的选择，本轮过后再托管",
+    "rematch_refused": "现在不能再来一场",
     "rate_limited": "操作过于频繁，请稍后再试",
     "phrase_too_fast": "快捷语发送太频繁，请稍后再发",
     "unknown_phrase": "没有这条快捷语",
@@ -81,6 +83,17 @@ back whole), and none holds Latin letters or digits: ``code`` is for programs.""
 MAX_TICKS = 4
 """A 报杠 choice ticks at most this many tiles (a hand holds at most four triplets)."""
 _TAKES_TILE = frozenset({"discard", "pung", "kong"})
+MAX_ID_LENGTH = 64
+"""A request ``id`` is an integer within 64 bits or a string of 1 to this many characters."""
+INT64 = (-(2**63), 2**63 - 1)
+_FIELDS = {
+    **{kind: frozenset({"tile", "declare", "ticks", "seat"}) for kind in ACTION_TYPES},
+    "ready_next": frozenset(), "resume": frozenset(), "auto_play": frozenset(),
+    "dissolve_propose": frozenset(),
+    "dissolve_vote": frozenset({"agree"}),
+    "contribute": frozenset({"hand", "value"}),
+}
+"""Each message type's fields besides ``type``, ``v`` and ``id``; any other is malformed."""
 
 
 def _plain(message: str) -> bool:
@@ -145,9 +158,53 @@ def _is_tile(value: Any) -> bool:
     return True
 
 
+def json_integer(value: Any, low: int = INT64[0], high: int = INT64[1]) -> int | None:
+    """``value`` as an integer in ``low``–``high``, or ``None``: a JSON integer, as JSON
+    Schema counts one (``3.0`` is ``3``; a boolean is not one). orjson reads an integer past
+    64 bits as a float, which the bounds refuse."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        return None
+    return value
+
+
+def request_id(data: Any) -> int | str | None:
+    """The ``id`` a client put on a message (``None`` when it put none); raises
+    :class:`MatchError` (``malformed``) when it is neither an integer within 64 bits nor a
+    string of 1 to :data:`MAX_ID_LENGTH` characters. Its answer carries it back."""
+    if not isinstance(data, dict) or data.get("id") is None:
+        return None
+    value = data["id"]
+    if isinstance(value, str) and 1 <= len(value) <= MAX_ID_LENGTH:
+        return value
+    number = json_integer(value)
+    if number is None:
+        raise MatchError("malformed", "消息编号必须是整数或不太长的文字")
+    return number
+
+
+def parse_hello(data: dict[str, Any]) -> int | None:
+    """The version a ``hello`` resumes from (``None``: a snapshot); raises
+    :class:`MatchError` (``malformed``) for another field or a ``v`` that is not an integer
+    within 64 bits or ``null``."""
+    if not set(data) <= {"type", "v", "id"}:
+        raise MatchError("malformed", "消息里有不认识的字段")
+    request_id(data)
+    if data.get("v") is None:
+        return None
+    since = json_integer(data["v"])
+    if since is None:
+        raise MatchError("malformed", "版本号必须是整数")
+    return since
+
+
 def parse_client_message(data: Any) -> ClientMessage:
     """Check the shape of a decoded client frame. Raises :class:`MatchError` (``malformed``)
     with a message that never quotes the input.
+
+    Every type has its fields (``docs/protocol.asyncapi.yaml``); a field it does not have
+    is malformed, as the schema says. ``v`` and ``id`` may be on any message.
 
     An action needs ``v``; ``discard``, ``pung`` and ``kong`` need a ``tile`` and the others
     take none (``null`` is not a tile); ``declare`` is a boolean, only on ``discard``;
@@ -157,22 +214,28 @@ def parse_client_message(data: Any) -> ClientMessage:
     if not isinstance(data, dict):
         raise MatchError("malformed", "消息必须是 JSON 对象")
     kind = data.get("type")
-    if kind not in ACTION_TYPES and kind not in TABLE_TYPES:
+    if kind not in _FIELDS:
         raise MatchError("malformed", "未知的消息类型")
+    if not set(data) <= _FIELDS[kind] | {"type", "v", "id"}:
+        raise MatchError("malformed", "消息里有不认识的字段")
+    request_id(data)
     version = data.get("v")
-    if version is not None and (not isinstance(version, int) or isinstance(version, bool)):
-        raise MatchError("malformed", "版本号必须是整数")
+    if version is not None:
+        version = json_integer(version)
+        if version is None:
+            raise MatchError("malformed", "版本号必须是整数")
     if kind in ACTION_TYPES:
         _check_action_fields(kind, version, data)
     if kind == "dissolve_vote" and not isinstance(data.get("agree"), bool):
         raise MatchError("malformed", "解散投票必须选择同意或不同意")
+    fields = {k: v for k, v in data.items() if k not in ("type", "v", "id")}
     if kind == "contribute":
-        hand, value = data.get("hand"), data.get("value")
-        if not isinstance(hand, int) or isinstance(hand, bool):
+        fields["hand"] = json_integer(data.get("hand"), 1)
+        if fields["hand"] is None:
             raise MatchError("malformed", "随机数必须注明是哪一局")
+        value = data.get("value")
         if not isinstance(value, str) or not CONTRIBUTION.fullmatch(value):
             raise MatchError("malformed", "随机数的格式不对")
-    fields = {k: v for k, v in data.items() if k not in ("type", "v")}
     return ClientMessage(kind, version, fields)
 
 
@@ -213,10 +276,25 @@ PHRASES = {
 
 def parse_phrase(data: Mapping[str, Any]) -> str:
     """The id of a ``phrase`` message's quick phrase; raises :class:`MatchError`."""
+    if not set(data) <= {"type", "phrase", "id"}:
+        raise MatchError("malformed", "消息里有不认识的字段")
     phrase = data.get("phrase")
     if not isinstance(phrase, str) or phrase not in PHRASES:
         raise MatchError("unknown_phrase")
     return phrase
+
+
+ROOM_MESSAGES = frozenset({"rematch", "rematch_leave"})
+"""Messages about the room rather than its match: 再来一场 (agree) and 离开 (leave the
+seat), answered by the clubs app's services (:mod:`apps.clubs.services.rematch`)."""
+
+
+def parse_room_message(data: Mapping[str, Any]) -> str:
+    """The type of a ``rematch`` or ``rematch_leave`` message; raises :class:`MatchError`
+    (``malformed``) for another field."""
+    if not set(data) <= {"type", "v", "id"}:
+        raise MatchError("malformed", "消息里有不认识的字段")
+    return str(data["type"])
 
 
 def table_event(kind: str, seat: int | None = None, **data: Any) -> dict[str, Any]:

@@ -5,7 +5,7 @@ the match row (:mod:`apps.matches.change`: a write conditional on the row's vers
 - :func:`match_start`: a room's seats are all ready → create the match, commit to hand 1
   (dealt once every seat contributed to its wall, or after a few seconds).
 - :func:`match_act`: a client message from a user (action, ready, a contribution to the
-  next wall, 托管 off, dissolve vote).
+  next wall, 托管 on or off, dissolve vote).
 - :func:`match_timers_fire`: act on every match whose next due moment has passed (the
   sweep that Celery beat runs every second).
 - :func:`match_dissolve`: end a match at once, as a passed dissolve vote would (admin).
@@ -21,25 +21,24 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 
 from apps.clubs.models import Room
 from majiang import IllegalActionError
 
 from . import computer, lifecycle, pacing, pause
 from .change import MatchChange, change_run, moment_of
-from .frames import auto_play_delay, epoch_ms
+from .frames import epoch_ms
 from .models import Match, MatchEvent, MatchPlayer
+from .pacing import DISSOLVE_VOTE_SECONDS, auto_play_delay
 from .protocol import ClientMessage, MatchError, parse_client_message, table_event
-
-DISSOLVE_VOTE_SECONDS = 60
 
 
 def match_start(*, room: Room) -> Match:
     """Start the match of a room whose seats are all filled and ready; its first hand is
     dealt once every seat has contributed to the wall, or when the wait is over (the sweep).
 
-    Runs inside the caller's transaction (the clubs app's ``room_all_ready`` signal).
+    Runs inside the caller's transaction (the clubs app's service that readied the last
+    seat).
     """
     with transaction.atomic():
         change = lifecycle.match_create(room=room)
@@ -72,6 +71,8 @@ def _dispatch(change: MatchChange, user_id: int, message: ClientMessage) -> None
         _contribute(change, player, int(message.fields["hand"]), str(message.fields["value"]))
     elif message.type == "resume":
         _resume(change, player)
+    elif message.type == "auto_play":
+        _auto_play(change, player)
     elif message.type == "dissolve_propose":
         _dissolve_propose(change, player)
     else:
@@ -142,6 +143,29 @@ def _resume(change: MatchChange, player: MatchPlayer) -> None:
     change.log(MatchEvent.Kind.TABLE, [table_event("auto_play", player.seat, on=False)])
 
 
+def _auto_play(change: MatchChange, player: MatchPlayer) -> None:
+    """托管 by choice ("I'll answer the door"): the seat plays the advisor's choice after
+    the short 托管 delay until the player acts or sends ``resume``.
+
+    Refused while a claim, rob or 报叫 window is open (the phase is public, so the refusal
+    tells nothing): switching 托管 there would play the seat's private decision at once,
+    which tells the table it had one (H1); the page asks again once the window closes.
+    Between hands a seat in 托管 is ready (as at a hand's end), which may deal the next.
+    """
+    match = change.match
+    if player.auto_play:
+        raise MatchError("already_auto_play")
+    rnd = change.rnd
+    if match.stage == Match.Stage.HAND and rnd is not None and rnd.window is not None:
+        raise MatchError("auto_play_in_window")
+    player.auto_play, player.consecutive_timeouts = True, 0
+    change.log(MatchEvent.Kind.TABLE, [table_event("auto_play", player.seat, on=True)])
+    dealt = match.hands_played > 0  # before hand 1 a seat is ready once it contributed
+    if match.stage == Match.Stage.BETWEEN and dealt and player.seat not in match.ready_seats:
+        match.ready_seats = sorted([*match.ready_seats, player.seat])
+        _deal_when_all_ready(change)
+
+
 def _dissolve_propose(change: MatchChange, player: MatchPlayer) -> None:
     match = change.match
     if match.dissolve_vote:
@@ -191,7 +215,7 @@ def match_timers_fire(*, limit: int = 500) -> int:
     move holds is left to that move, which sets the next due moment itself, and several
     workers sweeping at once each take different matches.
     """
-    due = (Match.objects.filter(status=Match.Status.PLAYING, timer_due__lte=timezone.now())
+    due = (Match.objects.filter(status=Match.Status.PLAYING, timer_due__lte=pacing.now())
            .order_by("timer_due").values_list("pk", flat=True)[:limit])
     return sum(match_timeout_fire(match_id=match_id) for match_id in list(due))
 
@@ -259,7 +283,7 @@ def _offline_step(change: MatchChange) -> bool:
     """Notice an offline table, pause its clock, or dissolve it once it has been offline
     long enough (its finished hands kept); return whether it was dissolved."""
     pause.offline_check(change)
-    dissolve_at = pause.offline_dissolve_at(change.match)
+    dissolve_at = pacing.offline_dissolve_at(change.match)
     if dissolve_at is not None and change.now >= dissolve_at:
         change.log(MatchEvent.Kind.TABLE, [table_event("dissolve_forced", reason="offline")])
         lifecycle.match_close(change, Match.Status.DISSOLVED)

@@ -5,8 +5,8 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
-from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from apps.clubs.models import Room
@@ -35,12 +35,11 @@ def play(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
         "variant": room.variant,
         "ws": f"/ws/rooms/{room.code}/",
         "lobby": f"/rooms/{room.code}/",
+        "club": reverse("clubs:detail", args=[room.club_id]),
         "seat": my_seat,
         "me": str(request.user),
         "spectator": my_seat is None,
         "phrases": PHRASES,
-        "rematch": f"/rooms/{room.code}/rematch/",
-        "csrf": get_token(request),
     }
     match = room.matches.filter(status=Match.Status.PLAYING).first()
     computer_seats = (

@@ -1,12 +1,12 @@
 """The end of a match: its standings page (every hand a row, every player a column, 大赢家,
-the dissolve reason, 再来一场) and the same result as an SVG image to save and share."""
+the dissolve reason, 再来一场). The page draws the same result as a PNG in the browser
+(static/table/result_image.js), which a phone can keep in its album or send in a chat."""
 
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
-from django.template.loader import render_to_string
 from django.utils import timezone
 
 from apps.clubs.models import Room
@@ -24,6 +24,7 @@ def standings_context(standings: Standings) -> dict[str, Any]:
         "status": "已解散" if match.status == Match.Status.DISSOLVED else "已结束",
         "reason": standings.dissolve_reason,
         "variant_name": variant_name(match.variant),
+        "booked": match.booked,
         "players": [
             {"seat": seat, "name": name, "total": standings.totals[seat],
              "big_winner": seat in standings.big_winners}
@@ -50,36 +51,24 @@ def result(request: AuthenticatedHttpRequest, code: str, match_id: int) -> HttpR
     room = match.room
     seated = match.players.filter(user=request.user).exists()
     latest = match_current(room.pk)
+    standings = standings_context(match_standings(match))
+    finished = timezone.localtime(match.finished_at or timezone.now())
     context = {
-        **standings_context(match_standings(match)),
+        **standings,
         "room": room,
+        # What the result image draws (the page's own table, as data).
+        "image": {
+            "title": f"对局成绩 · 房间 {room.code}",
+            "subtitle": " · ".join(filter(None, [
+                standings["variant_name"], standings["status"], standings["reason"],
+                f"共打完 {len(standings['hands'])}/{match.hands_total} 局",
+                "" if match.booked else "不记账"])),
+            "when": finished.strftime("%Y-%m-%d %H:%M"),
+            "players": [{"name": p["name"], "total": p["total"], "big_winner": p["big_winner"]}
+                        for p in standings["players"]],
+            "hands": standings["hands"],
+        },
         "can_rematch": seated and latest is not None and latest.pk == match.pk
         and room.status != Room.Status.PLAYING,
     }
     return render(request, "table/result.html", context)
-
-
-@login_required
-def result_image(request: AuthenticatedHttpRequest, code: str, match_id: int) -> HttpResponse:
-    """The standings as an SVG image (saved with the page's 保存成绩图)."""
-    match = _finished_match(request, code, match_id)
-    context = standings_context(match_standings(match))
-    players = context["players"]
-    column = 120
-    for i, p in enumerate(players):
-        p["x"] = 130 + column * i
-    rows = [
-        {"number": row["number"], "y": 156 + 26 * i,
-         "cells": [{"x": players[s]["x"], "text": f"{n:+d}" if n else "0"}
-                   for s, n in enumerate(row["points"])]}
-        for i, row in enumerate(context["hands"])
-    ]
-    total_y = 156 + 26 * len(rows) + 30
-    width = 130 + column * len(players) - 20
-    finished = timezone.localtime(match.finished_at or timezone.now())
-    svg = render_to_string("table/result.svg", {
-        **context, "room": match.room, "rows": rows, "total_y": total_y,
-        "width": width, "height": total_y + 30, "line_end": width - 24,
-        "when": finished.strftime("%Y-%m-%d %H:%M"),
-    })
-    return HttpResponse(svg, content_type="image/svg+xml; charset=utf-8")

@@ -1,7 +1,8 @@
 // 洗牌公证 on the replay page: checks the revealed seed in this browser, against what this
 // browser stored while the hand was played (static/table/fairness.js), so that a server
 // that rewrote both its seed and its commitment afterwards is still caught.
-//   1. sha256(salt + seed) equals the commitment this browser saw before the deal;
+//   1. sha256(salt + seed) equals the commitment this browser saw (before the deal, or only
+//      after it for a page opened mid-hand: the summary says which);
 //   2. this seat's own contribution is in the hand's list (and the list is the one the deal
 //      announced);
 //   3. the wall seed, sha256(seed + "|seat:value"…), shuffles a wall that deals this seat
@@ -68,6 +69,17 @@ function dealtFrom(wall, seat) {
 const sameList = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 const contributionsText = (list) => list.map((c) => `${c.seat + 1}号位`).join("、") || "无";
 
+/** What a consistent check proved, in words. */
+function checked(stored) {
+  const n = seed.contributions.length;
+  return [
+    stored.early ? "承诺是本浏览器开局前记下的"
+      : "承诺是本浏览器开局后才记下的，只能证明开局后没有再改",
+    n ? `牌墙由种子和 ${n} 个座位的随机数共同决定`
+      : "没有座位提交随机数，牌墙只由服务器的种子决定",
+  ].join("；");
+}
+
 async function check() {
   const stored = fairRecord(data.hand.match, data.hand.number);
   const commitment = hex(await sha256(utf8(seed.salt + seed.seed)));
@@ -75,9 +87,10 @@ async function check() {
   const wall = await shuffledWall(seed.kinds, mixed);
   const rows = []; // [ok, text]
   if (stored && stored.commitment) {
+    const when = stored.early ? "开局前" : "开局后（中途打开牌桌时）";
     rows.push([commitment === stored.commitment, commitment === stored.commitment
-      ? "承诺一致：sha256(salt + seed) 等于本浏览器开局前记下的承诺"
-      : `承诺不一致：sha256(salt + seed) = ${commitment}，本浏览器开局前记下的是 ${stored.commitment}`]);
+      ? `承诺一致：sha256(salt + seed) 等于本浏览器${when}记下的承诺`
+      : `承诺不一致：sha256(salt + seed) = ${commitment}，本浏览器${when}记下的是 ${stored.commitment}`]);
   } else {
     rows.push([commitment === seed.commitment, "本浏览器没有这一局的记录（可能在别的设备上玩的），只能与服务器保存的承诺对照："
       + (commitment === seed.commitment ? "一致" : "不一致")]);
@@ -110,9 +123,15 @@ async function check() {
   }));
   out.dataset.ok = String(ok);
   out.dataset.stored = String(!!stored);
+  if (!ok) {  // the card opens collapsed on its plain sentence: a mismatch must not hide
+    document.getElementById("seed-plain").textContent =
+      "本浏览器核对的结果与服务器的数据对不上，这一局的牌墙可能被改动过，详见下方。";
+    document.getElementById("seed-check").open = true;
+  }
   // Without this browser's record, agreement proves only that the server agrees with itself.
+  // and "一致" says exactly what was checked: when the commitment was kept, who mixed in.
   document.getElementById("verify-summary").textContent = !ok ? "✘ 不一致"
-    : stored ? "✔ 一致" : "无本机记录（只能与服务器自己的数据对照）";
+    : stored ? `✔ 一致：${checked(stored)}` : "无本机记录（只能与服务器自己的数据对照）";
 }
 
 document.getElementById("verify").addEventListener("click", check);

@@ -31,6 +31,11 @@ export class Connection {
     });
     ws.addEventListener("close", (ev) => {
       if (this.ws !== ws) return;
+      if (ev.code === 4009) { // this seat was opened in another tab: that one plays now
+        this.stopped = true;
+        this.onStatus("replaced");
+        return;
+      }
       if (this.stopped || ev.code === 4401 || ev.code === 4403 || ev.code === 4404) {
         this.onStatus(this.stopped ? "closed" : "refused");
         return;

@@ -2,7 +2,7 @@
 // the dissolve vote. Each builds its content from the view and plain callbacks.
 
 import { h, playerName } from "./render.js";
-import { linesByPlayer, subtotalTable } from "./settlement.js";
+import { categoryWords, linesByPlayer, subtotalTable } from "./settlement.js";
 import { sortTiles, tileEl, tileName } from "./tiles.js";
 
 export const FANJI_SECONDS = 5;
@@ -22,13 +22,13 @@ export function baogangDialog(state, { onSubmit, onSkip, onToast }) {
       onchange: (ev) => {
         state.checked = ev.target.checked ? [...state.checked, t] : state.checked.filter((x) => x !== t);
       },
-    }), tileEl(t, "sm"), h("span", { text: tileName(t) })));
+    }), tileEl(t, "md"), h("span", { text: tileName(t) })));
   const submit = () => {
     const ticked = boxes.map((b) => b.querySelector("input")).filter((i) => i.checked).map((i) => i.value);
     if (!ticked.length) { onToast("没勾选任何选项，不能报杠"); return; }
     onSubmit(ticked);
   };
-  // A sheet at the bottom of the screen, not a modal: the clock stays in sight.
+  // A sheet in the flow of my seat's panel, not a modal: the clock and my hand stay in sight.
   return h("div", { class: "modal sheet", id: "baogang", role: "dialog", "aria-labelledby": "baogang-title" },
     h("h2", { id: "baogang-title", text: "报杠" }),
     h("p", { class: "hint", text: "勾选要报杠的牌：报杠的牌出现时自动开杠；未勾选的牌本局不能杠。" }),
@@ -96,12 +96,13 @@ function duyunRows(view, st) {
     h("tbody", {}, rows));
 }
 
-/** The fan of a 自贡 seat: its win's pattern line (kind "pattern": the category players read
- *  and the breakdown), else its 查叫 fan. */
+/** The fan of a 自贡 seat: its win's pattern line (kind "pattern": the pattern in words, as
+ *  the hand page says it, and the breakdown), else the fan it was paid 查叫 on. */
 export function zigongFan(st, seat, p) {
   const line = st.lines.find((l) => l.payee === seat && l.kind === "pattern");
-  if (line) return { name: line.category, note: noteText(line.note) };
-  if (p.chajiao_fan !== undefined && p.chajiao_fan !== null) return { name: "查叫", note: `${p.chajiao_fan}番` };
+  if (line) return { name: categoryWords(line), note: noteText(line.note) };
+  const paid = st.lines.some((l) => l.payee === seat && l.kind === "chajiao" && l.points > 0);
+  if (paid && p.chajiao_fan !== undefined && p.chajiao_fan !== null) return { name: "查叫", note: `${p.chajiao_fan}番` };
   return null;
 }
 
@@ -148,7 +149,8 @@ function finalHands(view) {
     const melds = s.melds.map((m) => h("span", { class: `fmeld meld-${m.kind}`, dataset: { kind: m.kind } },
       Array.from({ length: m.kind === "pung" ? 3 : 4 }, () => tileEl(m.tile, "xs"))));
     items.push(h("li", { dataset: { seat: String(seat) } },
-      h("span", { class: "name", text: playerName(view, seat) }),
+      // A long name (电脑·小梅（标准）) wraps at its parts rather than losing what tells it apart.
+      h("span", { class: "name", text: playerName(view, seat).replace("·", "·\u200b").replace("（", "\u200b（") }),
       h("span", { class: "tiles" },
         melds,
         concealed ? h("span", { class: "concealed" }, concealed.map((t) => tileEl(t, "xs"))) : h("span", { text: "—" }),
@@ -168,11 +170,15 @@ export function settlementDialog(view, { onReady, readyDone, matchOver, onStandi
   const head = sum.result || (won ? "胡" : (zigong ? "流局" : "黄庄"));
   const info = h("dl", { class: "summary" },
     h("dt", { text: "结果" }), h("dd", { class: "result", text: head }),
-    h("dt", { text: "庄家" }), h("dd", { class: "dealer", text: playerName(view, sum.dealer ?? obs.dealer) }),
-    h("dt", { text: "连庄" }), h("dd", { class: "streak", text: String(sum.streak ?? obs.streak) }));
+    h("dt", { text: "庄家" }), h("dd", { class: "dealer", text: playerName(view, sum.dealer ?? obs.dealer) }));
+  // 连庄数 pays in 都匀 (D4, D10a); 自贡's dealer earns nothing by staying (Z5).
+  if (!zigong) info.append(h("dt", { text: "连庄" }), h("dd", { class: "streak", text: String(sum.streak ?? obs.streak) }));
   if (sum.fanji) info.append(h("dt", { text: "翻牌" }), h("dd", { class: "fanji" }, tileEl(sum.fanji, "xs"), ` ${tileName(sum.fanji)}${sum.jin_ji ? " 金鸡" : ""}`));
   if (sum.chicken_tiles) info.append(h("dt", { text: "鸡牌" }), h("dd", { class: "chickens" }, sum.chicken_tiles.length ? sum.chicken_tiles.map((t) => tileEl(t, "xs")) : "无"));
   if (sum.base_stake !== undefined) info.append(h("dt", { text: "底注" }), h("dd", { class: "stake", text: String(sum.base_stake) }));
+  // A match the club ledger does not book (电脑, 练习房, bots not allowed): the table settles
+  // as usual and says so.
+  if (view.match && view.match.booked === false) info.append(h("dt", { text: "记账" }), h("dd", { class: "unbooked", text: UNBOOKED }));
   if (zigong) {
     const winners = obs.seats.filter((s) => s.won).map((s) => playerName(view, s.seat));
     info.append(h("dt", { text: "胡牌" }), h("dd", { class: "winners", text: winners.length ? winners.join("、") : "无" }));
@@ -212,22 +218,24 @@ export function lastSettlementDialog(view, last, { onClose }) {
 }
 
 const END_TEXT = { dissolved: "已解散", finished: "全场结束" };
+const UNBOOKED = "不记账（照常结算，但不记入亲友圈账本）";
 
 /** The final standings at the end of the match, with its result page and 再来一场. */
-export function standingsDialog(view, totals, { onLeave, resultUrl, rematchUrl, csrf, reason }) {
+export function standingsDialog(view, totals, { onLeave, resultUrl, onRematch, reason }) {
   const order = totals.map((t, seat) => ({ seat, t })).sort((a, b) => b.t - a.t);
   const top = Math.max(...totals);
   const status = (view.match && view.match.status) || "finished";
   const buttons = h("div", { class: "buttons" });
-  if (rematchUrl && view.seat !== null) {
-    buttons.append(h("form", { method: "post", action: rematchUrl, class: "inline" },
-      h("input", { type: "hidden", name: "csrfmiddlewaretoken", value: csrf }),
-      h("button", { class: "act act-rematch", type: "submit", text: "再来一场" })));
+  // Once someone asked, the shared prompt (rematchBar) has the 同意 button.
+  const asked = view.rematch && view.rematch.state !== "none";
+  if (onRematch && view.seat !== null && !asked) {
+    buttons.append(h("button", { class: "act act-rematch", onclick: onRematch, text: "再来一场" }));
   }
   if (resultUrl) buttons.append(h("a", { class: "act act-result", href: resultUrl, text: "成绩详情" }));
   buttons.append(h("button", { class: "act act-leave", onclick: onLeave, text: "返回房间" }));
   return modal("standings", `${END_TEXT[status] || "全场结束"} · 总成绩`,
     reason ? h("p", { class: "dissolve-reason", text: `解散原因：${reason}` }) : null,
+    view.match && view.match.booked === false ? h("p", { class: "unbooked", text: UNBOOKED }) : null,
     h("ol", { class: "standings" }, order.map(({ seat, t }, i) => h("li", { dataset: { seat: String(seat) } },
       h("span", { class: "rank", text: `第${i + 1}名` }), h("span", { class: "name", text: playerName(view, seat) }),
       top > 0 && t === top ? h("span", { class: "badge big-winner", text: "大赢家" }) : null,
@@ -263,4 +271,45 @@ export function dissolveBar(view, vote, { onVote }) {
     mine === undefined || mine === null ? h("div", { class: "buttons" },
       h("button", { class: "act act-agree", onclick: () => onVote(true), text: "同意" }),
       h("button", { class: "act act-refuse", onclick: () => onVote(false), text: "拒绝" })) : null);
+}
+
+/** The shared 再来一场 prompt, on every seated player's screen: who agreed, the countdown,
+ *  同意 / 离开; after its deadline, what became of the seats. */
+export function rematchBar(view, rematch, { onAgree, onLeave, onLobby, onClub }) {
+  const seats = new Map(rematch.seats.map((s) => [s.seat, s]));
+  const mine = seats.get(view.seat);
+  if (rematch.state === "expired") {
+    const text = mine
+      ? "时间到：没同意的玩家已离座，房间重新开放，等人入座后开始。"
+      : "时间到：你没有同意再来一场，已离座。";
+    return h("div", { class: "vote-bar rematch-bar", id: "rematch", role: "region", "aria-label": "再来一场" },
+      h("p", { class: "vote-title" }, h("b", { text: "再来一场" }), h("span", { text: ` ${text}` })),
+      h("div", { class: "buttons" }, mine
+        ? h("button", { class: "act act-lobby", onclick: onLobby, text: "回房间" })
+        : h("button", { class: "act act-club", onclick: onClub, text: "回亲友圈" })));
+  }
+  const items = [];
+  for (let seat = 0; seat < rematch.seat_count; seat++) {
+    const s = seats.get(seat);
+    const word = !s ? "空位" : s.agreed ? "已同意" : "等待中";
+    items.push(h("li", { class: s && s.agreed ? "agreed" : "", dataset: { seat: String(seat) }, text: `${s ? s.name : `${seat + 1}号位`}：${word}` }));
+  }
+  return h("div", { class: "vote-bar rematch-bar", id: "rematch", role: "region", "aria-label": "再来一场" },
+    h("p", { class: "vote-title" }, h("b", { text: "再来一场？" }),
+      h("span", { text: "全体同意后开始，到时没同意的玩家离座" }),
+      h("span", { class: "countdown", id: "rematch-countdown" })),
+    h("ul", {}, items),
+    view.seat !== null && mine ? h("div", { class: "buttons" },
+      mine.agreed
+        ? h("span", { class: "waiting", text: "已同意，等待其他玩家" })
+        : h("button", { class: "act act-agree", onclick: onAgree, text: "同意" }),
+      h("button", { class: "act act-refuse act-rematch-leave", onclick: onLeave, text: "离开" })) : null);
+}
+
+/** This seat was opened in another tab or device: this page no longer follows the table. */
+export function replacedDialog({ onTakeBack }) {
+  return modal("replaced", "已在另一个窗口打开",
+    h("p", { text: "这个座位已在另一个窗口（或另一台设备）打开，这里不再更新，也不能出牌。" }),
+    h("div", { class: "buttons" },
+      h("button", { class: "act act-take-back", onclick: onTakeBack, text: "在这里继续" })));
 }

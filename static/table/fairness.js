@@ -57,18 +57,20 @@ export function noteFrame(view, msg, send) {
   const match = table && table.match;
   if (!match) return;
   let hand = table.hand;
-  if (hand && table.commitment) remember(match, hand, { commitment: table.commitment });
+  // `early`: whether the commitment was first seen before the deal (a `commitment` event
+  // or `table.next`), not at it or later (a page opened mid-hand).
+  if (hand && table.commitment) remember(match, hand, { commitment: table.commitment, early: false });
   for (const e of msg.events || []) {
-    if (e.type === "commitment") remember(match, e.hand, { commitment: e.commitment });
+    if (e.type === "commitment") remember(match, e.hand, { commitment: e.commitment, early: true });
     if (e.type === "hand_start") {
       hand = e.hand;
-      remember(match, hand, { commitment: e.commitment, dealt: e.contributions });
+      remember(match, hand, { commitment: e.commitment, early: false, dealt: e.contributions });
     }
     if (e.type === "deal" && e.tiles && e.seat === view.seat) remember(match, hand, { seat: e.seat, tiles: e.tiles });
   }
   const next = table.next;
   if (!next || view.seat === null || view.seat === undefined) return;
-  remember(match, next.hand, { commitment: next.commitment });
+  remember(match, next.hand, { commitment: next.commitment, early: true });
   const key = fairKey(match, next.hand);
   if (sent.has(key) || next.contributions.some((c) => c.seat === view.seat)) return;
   // Another tab may have chosen this seat's value already: send the same one.

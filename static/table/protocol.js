@@ -16,6 +16,8 @@ export function emptyView() {
     autoDeadline: null, // ms: when a pending seat in 托管 acts (its real deadline)
     pausedLeft: null, // ms left on a paused clock (dissolve vote, table offline), or null
     lastSettlement: null, // {hand, settlement} of the last ended hand (上局结算)
+    rematch: null, // the room's 再来一场 prompt: {state, deadline, seat_count, seats: [{seat, name, agreed, computer}]}
+    replaced: false, // this seat was opened in another tab (the server closed us: 4009)
     events: [],
   };
 }
@@ -37,6 +39,15 @@ export function applyFrame(view, msg) {
     view.stage = "waiting";
     return "state";
   }
+  if (msg.type === "rematch") {
+    // Not versioned: the room's shared 再来一场 prompt (open, expired, or none).
+    view.rematch = { state: msg.state, deadline: toMillis(msg.deadline), seat_count: msg.seat_count, seats: msg.seats };
+    return "state";
+  }
+  if (msg.type === "replaced") {
+    view.replaced = true;
+    return "state";
+  }
   if (msg.type === "presence") {
     // Not versioned: who is connected now ({seat, connected} per seat).
     const on = new Map(msg.players.map((p) => [p.seat, p.connected]));
@@ -52,6 +63,12 @@ export function applyFrame(view, msg) {
     view.hints = msg.hints || []; // 听牌提示 for this observation (room setting)
   }
   const table = msg.table;
+  if (table && view.match && table.match !== view.match.match) {
+    // The room's next match (再来一场): nothing of the last one carries over.
+    view.lastSettlement = null;
+    view.rematch = null;
+    view.events = [];
+  }
   if (table) {
     view.match = table;
     view.stage = table.stage;
@@ -92,4 +109,7 @@ export const readyNextMessage = () => ({ type: "ready_next" });
 export const dissolveProposeMessage = () => ({ type: "dissolve_propose" });
 export const dissolveVoteMessage = (agree) => ({ type: "dissolve_vote", agree });
 export const leaveAutoPlayMessage = () => ({ type: "resume" });
+export const autoPlayMessage = () => ({ type: "auto_play" });
+export const rematchMessage = () => ({ type: "rematch" });
+export const rematchLeaveMessage = (id) => ({ type: "rematch_leave", id });
 export const phraseMessage = (phrase) => ({ type: "phrase", phrase });

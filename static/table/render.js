@@ -49,6 +49,12 @@ export function visibleCounts(obs) {
     for (const m of s.melds) add(m.tile, m.kind === "pung" ? 3 : 4);
     // A claimed discard is counted in its meld, a won one in the winner's open hand.
     for (const r of s.river) if (r.claimed_by === undefined && !r.won_by) add(r.tile);
+    // 一炮多响: each winner's hand this page sees holds the one won tile; count it once.
+    for (const r of s.river) {
+      if (!Array.isArray(r.won_by)) continue;
+      const shown = r.won_by.filter((w) => (obs.me && w === obs.me.seat) || obs.seats[w].concealed);
+      if (shown.length > 1) add(r.tile, 1 - shown.length);
+    }
     if (s.concealed && (!obs.me || s.seat !== obs.me.seat)) s.concealed.forEach((t) => add(t));
   }
   const luobo = obs.luobo;
@@ -65,7 +71,8 @@ function seatBadges(view, seat) {
   const s = obs.seats[seat];
   const p = view.players.find((x) => x.seat === seat) || {};
   const out = [];
-  if (obs.dealer === seat) out.push(badge("dealer", obs.streak > 1 ? `庄 连${obs.streak}` : "庄"));
+  // 自贡 has no 连庄数 (Z5): its dealer is only 庄.
+  if (obs.dealer === seat) out.push(badge("dealer", obs.streak > 1 && obs.variant !== "zigong" ? `庄 连${obs.streak}` : "庄"));
   if (p.computer) out.push(badge("computer", "电脑")); // a computer seat is never "offline"
   else if (p.connected === false) out.push(badge("offline", "离线"));
   else if (p.connected === true) out.push(badge("online", "在线"));
@@ -122,6 +129,11 @@ function riverEl(view, seat, pos) {
   return box;
 }
 
+/** A seat's wind for this hand: the dealer is 东, then 南 西 北 in turn order. */
+export function seatWind(obs, seat) {
+  return "东南西北"[(seat - obs.dealer + obs.players) % obs.players];
+}
+
 function compassEl(view) {
   const obs = view.observation;
   const n = obs.players;
@@ -129,7 +141,9 @@ function compassEl(view) {
   for (let seat = 0; seat < n; seat++) {
     const pos = positionOf(view, seat);
     const active = obs.phase !== "ended" && obs.turn === seat;
-    arrows.push(h("span", { class: `dir pos-${pos}${active ? " active" : ""}`, text: seat === obs.dealer ? "庄" : String(seat + 1) }));
+    const dealer = seat === obs.dealer;
+    arrows.push(h("span", { class: `dir pos-${pos}${active ? " active" : ""}${dealer ? " dealer" : ""}`, dataset: { seat: String(seat) }, title: playerName(view, seat) },
+      seatWind(obs, seat), dealer ? h("span", { class: "dealer-mark", text: "庄" }) : null));
   }
   const stateText = obs.phase === "ended" ? "本局结束" : obs.phase === "declare" ? "报听/报叫" : obs.phase === "claim" ? "等待操作" : obs.phase === "rob" ? "抢杠" : `${playerName(view, obs.turn)}出牌`;
   return h("div", { class: "compass", "aria-label": "桌面信息" },
@@ -167,7 +181,7 @@ function discardHintsEl(view) {
     h("span", { class: "label", text: "提示" }),
     best.map((x) => h("span", { class: "hint", dataset: { tile: x.tile, shanten: String(x.shanten), left: String(x.left) }, title: x.text },
       tileEl(x.tile, "xs"),
-      h("span", { class: "left", text: x.shanten === 0 ? `听${x.kinds}张剩${x.left}` : `差${x.shanten}张 有效${x.left}` }))));
+      h("span", { class: "left", text: x.shanten === 0 ? `听${x.kinds}种剩${x.left}张` : `差${x.shanten}张 有效${x.left}` }))));
 }
 
 /** The action buttons for the legal actions that are not plain discards. */
@@ -189,11 +203,8 @@ function actionsEl(view, ui) {
     bar.append(h("button", { class: "act act-cancel", onclick: () => ui.set({ kongChoice: false }), text: "取消" }));
     return bar;
   }
-  if (obs.me.baogang_panel) {
-    // The 报杠 choice (Z20) is made in its dialogue; `declare` here only answers it.
-    bar.append(h("span", { class: "prompt", text: "报杠：请勾选要报杠的牌，或选择不报" }));
-    return bar;
-  }
+  // The 报杠 choice (Z20) is made in its sheet, just below; `declare` here only answers it.
+  if (obs.me.baogang_panel) return bar;
   if (ui.declareMode) {
     bar.append(h("span", { class: "prompt", text: `${label}：请选择要打出的牌` }));
     bar.append(h("button", { class: "act act-cancel", onclick: () => ui.set({ declareMode: false }), text: "取消" }));

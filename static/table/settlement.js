@@ -71,7 +71,8 @@ function noteWords(note) {
   return withoutRulings(note).replace(/, 2\^\d+=\d+$/, "").replace(/\b([1-9][msp])\b/g, (c) => tileName(c));
 }
 
-function categoryWords(line) {
+/** A line's item as players say it: "牌型:平胡" → "平胡" (the hand page's words). */
+export function categoryWords(line) {
   return String(line.category || "").replace(/^牌型[:：]/, "");
 }
 

@@ -3,16 +3,17 @@
 
 import { Connection } from "./connection.js";
 import {
-  FANJI_SECONDS, baogangDialog, dissolveBar, fanjiDialog, lastSettlementDialog, resumeDialog,
-  settlementDialog, standingsDialog,
+  FANJI_SECONDS, baogangDialog, dissolveBar, fanjiDialog, lastSettlementDialog, rematchBar,
+  replacedDialog, resumeDialog, settlementDialog, standingsDialog,
 } from "./dialogs.js";
 import {
-  actionMessage, applyFrame, dissolveProposeMessage, dissolveVoteMessage, emptyView,
-  leaveAutoPlayMessage, phraseMessage, readyNextMessage, resumeMessage,
+  actionMessage, applyFrame, autoPlayMessage, dissolveProposeMessage, dissolveVoteMessage,
+  emptyView, leaveAutoPlayMessage, phraseMessage, readyNextMessage, rematchLeaveMessage,
+  rematchMessage, resumeMessage,
 } from "./protocol.js";
 import { noteFrame } from "./fairness.js";
 import { h, playerName, renderTable } from "./render.js";
-import { play, setSoundMuted, soundMuted, soundOf } from "./sound.js";
+import { announce, play, setSfxOn, setVoiceOn, sfxOn, voiceOn } from "./sound.js";
 
 const config = JSON.parse(document.getElementById("table-config").textContent);
 const root = document.getElementById("table-root");
@@ -37,6 +38,7 @@ const ui = {
   standings: false,
   askedResume: false, // the 是否取消托管 question was asked on this connection
   resumePrompt: false,
+  autoQueued: false, // 托管 asked during a claim window: sent once the window closes (本轮后托管)
   showLast: false, // 上局结算 is open
   lastEnded: null, // {hand, observation} of the last hand this page saw end
   phrasesOpen: false,
@@ -79,21 +81,30 @@ function toast(text) {
 
 const RESYNC_MS = 2000;
 const QUIET_ERRORS = new Set(["stale_version", "contribution_late", "already_contributed"]);
+const LEAVE_ID = "rematch-leave";
 let resyncTimer = null;
 
 const conn = new Connection(config.ws, {
   hello: () => resumeMessage(view),
   onStatus(status) {
     if (status !== "open") ui.askedResume = false;
-    banner.hidden = status === "open" || status === "connecting";
+    banner.hidden = status === "open" || status === "connecting" || status === "replaced";
     banner.textContent = status === "refused" ? "无法进入牌桌" : "连接已断开，正在重新连接…";
     document.body.dataset.connection = status;
+    if (status === "replaced") { view.replaced = true; draw(); }
   },
   onMessage(msg) {
     if (msg.type === "phrase") { showPhrase(msg); return; }
+    // 离开 answered: this player gave up the seat, the club's page is next.
+    if (msg.type === "rematch" && msg.id === LEAVE_ID) { location.href = config.club; return; }
     const wasMyTurn = myTurn();
+    const wasAuto = !!(me() && me().auto_play);
+    const couldDiscard = myLegal().some((a) => a.type === "discard");
+    const matchBefore = view.match && view.match.match;
     const kind = applyFrame(view, msg);
     if (kind === "error") {
+      // The window opened before 托管 arrived: it is sent again once the window closes.
+      if (msg.code === "auto_play_in_window") { ui.set({ autoQueued: true }); return; }
       if (msg.code === "unavailable") {
         // The server cannot reach its database: say so, and resync until it can (a move
         // whose reply was lost may have been saved; the catch-up shows it).
@@ -109,9 +120,13 @@ const conn = new Connection(config.ws, {
       return;
     }
     if (kind !== "state") return;
+    if (view.match && matchBefore && view.match.match !== matchBefore) newMatch();
     noteFrame(view, msg, (m) => conn.send(m));
     if (document.body.dataset.connection === "open") banner.hidden = true;
     const obs = view.observation;
+    // A page that opens (or reconnects) on an ended hand shows its settlement at once: the
+    // 翻鸡 reveal is for those who saw the hand end, and a replay would eat the countdown.
+    if (msg.type !== "update" && obs && obs.phase === "ended") ui.fanjiShownFor = handKey();
     followBaogangPanel(obs);
     if (!obs || !obs.me || !(obs.me.legal || []).length) {
       ui.kongChoice = false;
@@ -121,6 +136,15 @@ const conn = new Connection(config.ws, {
     if (obs && obs.phase === "ended" && obs.result) ui.lastEnded = { hand: view.match && view.match.hand, observation: obs };
     // A catch-up's missed events are old news: no sounds or notices for them.
     onEvents(msg.events || [], msg.type === "update");
+    if (msg.type === "update" && !wasAuto && (msg.events || []).some((e) => e.type === "timeout" && e.seat === view.seat)) {
+      // My seat's own timeout (the others see only a 托管 badge, if it comes on).
+      toast(couldDiscard ? "超时，已自动出牌" : "超时，已自动过");
+    }
+    if (me() && me().auto_play) ui.autoQueued = false;
+    if (ui.autoQueued && !inWindow() && view.stage === "hand") {
+      ui.autoQueued = false;
+      send(autoPlayMessage());
+    }
     if ((msg.type === "snapshot" || msg.type === "catchup") && !ui.askedResume) {
       ui.askedResume = true;
       ui.resumePrompt = !!(me() && me().auto_play);
@@ -136,20 +160,41 @@ function me() {
   return view.players.find((p) => p.seat === view.seat) || null;
 }
 
+function myLegal() {
+  const obs = view.observation;
+  return (obs && obs.phase !== "ended" && obs.me && obs.me.legal) || [];
+}
+
+/** Whether a claim, rob or 报叫 window is open (public): 托管 waits for it to close. */
+function inWindow() {
+  const obs = view.observation;
+  return !!(obs && ["claim", "rob", "declare"].includes(obs.phase));
+}
+
+/** The room's next match (再来一场) has started here: forget the last one's dialogues. */
+function newMatch() {
+  Object.assign(ui, { standings: false, showLast: false, lastEnded: null, readySent: false,
+    dissolveReason: null, fanjiShownFor: null, fanjiUntil: 0, autoQueued: false });
+}
+
+function chooseAutoPlay() {
+  if (inWindow()) { ui.set({ autoQueued: true }); return; }
+  send(autoPlayMessage());
+}
+
 function myTurn() {
   const obs = view.observation;
   return !!(obs && obs.phase !== "ended" && obs.me && (obs.me.legal || []).length);
 }
 
-/** Sounds and notices for the events of a live frame: 碰 杠 胡, a failed vote; and why a
- *  match was dissolved, from any frame. */
+/** Sounds, spoken calls and notices for the events of a live frame: every discard, 碰 杠 胡
+ *  报听, a failed vote; and why a match was dissolved, from any frame. */
 function onEvents(events, live) {
   for (const e of events) {
     if (e.type === "dissolve_passed") ui.dissolveReason = DISSOLVE_REASONS.dissolve_passed;
     if (e.type === "dissolve_forced") ui.dissolveReason = DISSOLVE_REASONS[e.reason] || "解散";
     if (!live) continue;
-    const sound = soundOf(e);
-    if (sound) play(sound);
+    announce(e, view.variant);
     if (e.type === "dissolve_failed") {
       toast(e.reason === "refused" ? `${playerName(view, e.seat)} 拒绝解散，牌局继续` : "解散投票超时，牌局继续");
     }
@@ -192,6 +237,7 @@ function phrasePanel() {
 
 function leaveAutoPlay() {
   ui.resumePrompt = false;
+  ui.autoQueued = false;
   send(leaveAutoPlayMessage());
   draw();
 }
@@ -210,7 +256,9 @@ function drawDialogs() {
   const obs = view.observation;
   const matchOver = view.stage === "over" || (view.match && (view.match.status === "finished" || view.match.status === "dissolved"));
   if (ui.baogang && obs && obs.phase !== "ended") {
-    layer.append(baogangDialog(ui.baogang, {
+    // In my seat's panel, above my hand: the hand and the clock stay in sight.
+    const panel = root.querySelector(".seat-panel.mine .my-row");
+    (panel ? (el) => panel.before(el) : (el) => layer.append(el))(baogangDialog(ui.baogang, {
       // The dialogue stays open while the server's panel does, so a refusal can be shown
       // (the server's message, e.g. "抱歉，不能选择更多的杠") and the ticks changed.
       onSubmit: (ticks) => ui.act({ type: "declare" }, ticks),
@@ -244,7 +292,24 @@ function drawDialogs() {
   if (view.dissolve) {
     layer.append(dissolveBar(view, view.dissolve, { onVote: (agree) => send(dissolveVoteMessage(agree)) }));
   }
+  if (matchOver && view.rematch && view.rematch.state !== "none") {
+    layer.append(rematchBar(view, view.rematch, {
+      onAgree: () => send(rematchMessage()),
+      onLeave: () => { if (window.confirm("确定离开这一桌吗？座位会让给别人。")) send(rematchLeaveMessage(LEAVE_ID)); },
+      onLobby: () => { location.href = config.lobby; },
+      onClub: () => { location.href = config.club; },
+    }));
+  }
   const mine = me();
+  if (mine && !mine.auto_play && view.stage === "hand" && obs && obs.phase !== "ended") {
+    // 托管 by choice, where 取消托管 appears once it is on; in a claim window it waits.
+    const who = root.querySelector(".seat-panel.mine .who");
+    if (who) {
+      who.append(ui.autoQueued
+        ? h("button", { class: "small act-auto queued", id: "auto-button", title: "取消", onclick: () => ui.set({ autoQueued: false }), text: "本轮后托管 ✕" })
+        : h("button", { class: "small act-auto", id: "auto-button", onclick: chooseAutoPlay, text: "托管" }));
+    }
+  }
   if (mine && mine.auto_play && view.stage !== "over") {
     // Above my hand, in the flow of my seat's panel: nothing of mine is covered.
     const panel = root.querySelector(".seat-panel.mine") || layer;
@@ -255,6 +320,9 @@ function drawDialogs() {
   }
   if (ui.showLast) drawLastSettlement();
   if (ui.phrasesOpen) layer.append(phrasePanel());
+  if (view.replaced) {
+    layer.replaceChildren(replacedDialog({ onTakeBack: () => location.reload() }));
+  }
 }
 
 /** 上局结算: the last hand this page saw end in full, else the last one the server keeps. */
@@ -273,8 +341,7 @@ function standingsOptions() {
   return {
     onLeave: () => { location.href = config.lobby; },
     resultUrl: view.match ? `/rooms/${config.room}/result/${view.match.match}/` : null,
-    rematchUrl: config.rematch,
-    csrf: config.csrf,
+    onRematch: () => send(rematchMessage()),
     reason: status === "dissolved" ? (ui.dissolveReason || "解散") : null,
   };
 }
@@ -283,9 +350,11 @@ function drawTopbar() {
   const lastButton = document.getElementById("last-settlement-button");
   const playing = view.observation && view.observation.phase !== "ended";
   lastButton.hidden = !((view.lastSettlement || ui.lastEnded) && playing);
-  const soundButton = document.getElementById("sound-button");
-  soundButton.textContent = soundMuted() ? "声音关" : "声音开";
-  soundButton.setAttribute("aria-pressed", String(!soundMuted()));
+  for (const [id, on, word] of [["sound-button", sfxOn(), "音效"], ["voice-button", voiceOn(), "语音"]]) {
+    const button = document.getElementById(id);
+    button.textContent = `${word}${on ? "开" : "关"}`;
+    button.setAttribute("aria-pressed", String(on));
+  }
   const m = view.match;
   const obs = view.observation;
   document.getElementById("hand-no").textContent = m && m.hands_total ? `第${m.hand || 1}/${m.hands_total}局` : "";
@@ -330,6 +399,10 @@ function tick() {
     const first = !view.observation; // before hand 1: the wall waits for the seats' values
     next.textContent = view.pausedLeft !== null ? "计时暂停中" : left === null ? "" : `${left} 秒后${first ? "开局" : "开始下一局"}`;
   }
+  const rc = document.getElementById("rematch-countdown");
+  if (rc && view.rematch && view.rematch.deadline) {
+    rc.textContent = `剩余 ${Math.max(0, Math.ceil((view.rematch.deadline - Date.now()) / 1000))} 秒`;
+  }
   const dc = document.getElementById("dissolve-countdown");
   if (dc && view.dissolve && view.dissolve.deadline) {
     dc.textContent = `剩余 ${Math.max(0, Math.ceil((view.dissolve.deadline - Date.now()) / 1000))} 秒`;
@@ -337,8 +410,23 @@ function tick() {
 }
 setInterval(tick, 250);
 
+const moreButton = document.getElementById("more-button");
+const moreMenu = document.getElementById("more-menu");
+function showMore(open) {
+  moreMenu.hidden = !open;
+  moreButton.setAttribute("aria-expanded", String(open));
+}
+moreButton.addEventListener("click", () => showMore(moreMenu.hidden));
+// A choice in the menu, or a tap elsewhere, closes it.
+document.addEventListener("click", (ev) => { if (!moreButton.contains(ev.target) && !moreMenu.hidden) showMore(false); });
+
 document.getElementById("last-settlement-button").addEventListener("click", () => ui.set({ showLast: true }));
-document.getElementById("sound-button").addEventListener("click", () => { setSoundMuted(!soundMuted()); draw(); });
+document.getElementById("sound-button").addEventListener("click", () => { setSfxOn(!sfxOn()); draw(); });
+document.getElementById("voice-button").addEventListener("click", () => {
+  setVoiceOn(!voiceOn());
+  if (!voiceOn() && window.speechSynthesis) window.speechSynthesis.cancel();
+  draw();
+});
 document.getElementById("phrase-button").addEventListener("click", () => ui.set({ phrasesOpen: !ui.phrasesOpen }));
 document.getElementById("dissolve-button").addEventListener("click", () => {
   if (window.confirm("确定申请解散牌局吗？")) send(dissolveProposeMessage());

@@ -17,7 +17,8 @@ from django.utils import translation
 from apps.accounts.models import User
 from apps.matches import services
 from apps.matches.models import Hand, Match
-from tests.ledgers.playing import make_table, play_match
+from tests.support import factories
+from tests.support.play import play, random_policy
 
 pytestmark = pytest.mark.django_db
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -47,9 +48,9 @@ def visible(page: str) -> str:
 
 
 def test_match_admin_lists_matches_in_chinese_and_summarises_a_live_one(staff: Client) -> None:
-    live = make_table("zigong")
-    done = make_table("duyun")
-    play_match(done.match.pk, random.Random(7))
+    live = factories.table("zigong")
+    done = factories.table("duyun")
+    play(done.match, random_policy(random.Random(7)))
     listing = visible(staff.get("/admin/matches/match/").content.decode())
     for text in (f"对局 #{live.match.pk}", "自贡麻将", "都匀独山捉鸡", "对局中", "已结束",
                  "张三、李四、王五、赵六", "强制解散所选对局"):
@@ -68,9 +69,9 @@ def test_match_admin_lists_matches_in_chinese_and_summarises_a_live_one(staff: C
 def test_force_dissolve_goes_through_the_service_and_is_logged(
     staff: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    live = make_table("duyun").match
-    done = make_table("duyun")
-    play_match(done.match.pk, random.Random(7))
+    live = factories.table("duyun").match
+    done = factories.table("duyun")
+    play(done.match, random_policy(random.Random(7)))
     calls: list[dict[str, Any]] = []
 
     def fake_dissolve(*, match_id: int, reason: str) -> bool:
@@ -92,8 +93,8 @@ def test_force_dissolve_goes_through_the_service_and_is_logged(
 
 
 def test_ledger_and_club_admin_show_games_and_matches_by_chinese_names(staff: Client) -> None:
-    table = make_table("duyun")
-    play_match(table.match.pk, random.Random(7))
+    table = factories.table("duyun")
+    play(table.match, random_policy(random.Random(7)))
     for url in ("/admin/ledgers/ledgerentry/", "/admin/ledgers/handresult/",
                 "/admin/ledgers/matchresult/", "/admin/clubs/room/"):
         page = visible(staff.get(url).content.decode())

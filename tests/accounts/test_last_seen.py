@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.clubs.models import Club, Membership, Room, RoomSeat
-from tests.ledgers.playing import table_settings
+from tests.support.factories import table_settings
 
 pytestmark = pytest.mark.django_db
 

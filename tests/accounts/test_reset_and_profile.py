@@ -120,3 +120,18 @@ def test_profile_refuses_an_unknown_colour_in_chinese(client: Client) -> None:
         "/accounts/profile/", {"display_name": "钱", "avatar_color": "#123456"}
     ).content.decode()
     assert "选择一个有效的选项" in page
+
+
+def test_forgot_password_is_rate_limited_per_address_and_per_email(client: Client) -> None:
+    """The review sent 15 reset mails in a row to one address (issue 48)."""
+    User.objects.create_user("li", email="li@example.com", password="old-pass-123")
+    for _ in range(5):
+        response = client.post("/accounts/password/reset/", {"email": "li@example.com"})
+        assert response.status_code == 302
+    refused = client.post("/accounts/password/reset/", {"email": "li@example.com"},
+                          REMOTE_ADDR="198.51.100.9")  # another address, the same mailbox
+    assert refused.status_code == 429
+    assert "重置密码的请求过于频繁，请一小时后再试" in refused.content.decode()
+    assert len(mail.outbox) == 5
+    other = client.post("/accounts/password/reset/", {"email": "wang@example.com"})
+    assert other.status_code == 429  # this address is spent too

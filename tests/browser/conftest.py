@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.processes import server_env, start_daphne, start_serve
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -23,7 +25,11 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = Path(os.environ.get("SCREENSHOTS_DIR") or ROOT / "var" / "screenshots")
+"""Where browser tests save their screenshots: an ignored folder, so that a test run leaves
+the work tree clean; ``./dev screenshots`` points it at ``docs/screenshots``."""
+SCREENSHOTS.mkdir(parents=True, exist_ok=True)
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1440, "height": 900}
 
@@ -36,6 +42,31 @@ def _orm_beside_playwright() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
         yield
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """One ``manage.py serve`` for the browser tests that play through the real platform:
+    its own SQLite file (``db``) and embedded Redis, at the tests' quick pace for computer
+    seats. Every test registers its players from this one address; each uses names of its
+    own."""
+    tmp = tmp_path_factory.mktemp("serve")
+    db = tmp / "e2e.sqlite3"
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{db}", "DEBUG": "true",
+           "REGISTRATION_RATE_LIMIT": "100"}
+    with start_serve(env, tmp / "redis") as serve:
+        yield {"url": f"http://127.0.0.1:{serve.port}", "db": db}
+
+
+@pytest.fixture(scope="session")
+def daphne_url(django_db_setup: None, django_db_blocker: Any, redis_url: str) -> Iterator[str]:
+    """daphne serving ``config.asgi`` on a free port, on the test database and ``redis_url``,
+    for the browser tests that set a table up through the services and fire its timers
+    themselves (no Celery worker). Tests using it mark themselves ``transactional_db``."""
+    with django_db_blocker.unblock():
+        env = server_env(redis_url, queue=f"browser-{os.getpid()}")
+    with start_daphne(env) as web:
+        yield f"http://127.0.0.1:{web.port}"
 
 
 @pytest.fixture(scope="session")

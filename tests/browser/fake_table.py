@@ -28,9 +28,13 @@ UNAVAILABLE = {"type": "error", "code": "unavailable", "v": None,
 class FakeTable:
     """One room's table: a round, its version, and the pages watching it."""
 
-    def __init__(self, rnd: Round, *, names: list[str] | None = None) -> None:
+    def __init__(self, rnd: Round, *, names: list[str] | None = None,
+                 computers: frozenset[int] = frozenset(), booked: bool = True) -> None:
         self.rnd = rnd
         self.names = names or NAMES[: rnd.players]
+        self.computers = computers
+        """Computer seats (电脑补位): a match with any is not booked (``booked``)."""
+        self.booked = booked
         self.version = 1
         self.routes: list[tuple[Any, int | None]] = []
         self.sent: list[dict[str, Any]] = []
@@ -79,6 +83,7 @@ class FakeTable:
             "hands_total": self.hands_total,
             "hands_played": played,
             "totals": totals,
+            "booked": self.booked,
             "deadline": None if over else self.deadline_ms,  # between hands: the next deal
             "players": [
                 {
@@ -86,6 +91,7 @@ class FakeTable:
                     "name": n,
                     "connected": self.presence[s],
                     "auto_play": s in self.auto,
+                    "computer": s in self.computers,
                     "timeouts": 0,
                 }
                 for s, n in enumerate(self.names)

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from .conftest import DESKTOP, PHONE, SCREENSHOTS, wait_until
-from .test_play import register, server  # noqa: F401  (the serve fixture, reused)
+from .test_play import register
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
@@ -66,7 +66,7 @@ def _club_with_template(page: Any, url: str, tag: str) -> str:
 
 
 def test_quick_open_on_a_phone_with_the_button_in_view(
-    browser: Any, server: dict[str, Any]  # noqa: F811
+    browser: Any, server: dict[str, Any]
 ) -> None:
     url, tag = server["url"], _tag()
     owner = _new_page(browser, PHONE)
@@ -95,7 +95,7 @@ def test_quick_open_on_a_phone_with_the_button_in_view(
     owner.context.close()
 
 
-def test_from_a_share_link_to_a_seat(browser: Any, server: dict[str, Any]) -> None:  # noqa: F811
+def test_from_a_share_link_to_a_seat(browser: Any, server: dict[str, Any]) -> None:
     url, tag = server["url"], _tag()
     owner = _new_page(browser, DESKTOP)
     register(owner, url, f"ow{tag}", "圈主老李")
@@ -172,7 +172,7 @@ def test_from_a_share_link_to_a_seat(browser: Any, server: dict[str, Any]) -> No
     friend.context.close()
 
 
-def test_screenshots(browser: Any, server: dict[str, Any]) -> None:  # noqa: F811
+def test_screenshots(browser: Any, server: dict[str, Any]) -> None:
     """The pages of docs/screenshots, each on a phone and a desktop."""
     url, tag = server["url"], _tag()
     owner = _new_page(browser, PHONE)
@@ -181,7 +181,7 @@ def test_screenshots(browser: Any, server: dict[str, Any]) -> None:  # noqa: F81
     owner.locator("#quick-open button").first.click()
     owner.wait_for_url("**/rooms/*/")
     friends = []
-    for i, name in enumerate(("李四", "王五")):
+    for i, name in enumerate(("牌友老周", "牌友阿芳")):
         friend = _new_page(browser, DESKTOP)
         register(friend, url, f"sh{tag}f{i}", name)
         friends.append(friend)

@@ -16,23 +16,15 @@ is checked for concealed tiles.
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
-import os
-import socket
 import sqlite3
-import subprocess
-import sys
 import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from majiang.analysis import waits
-from majiang.tiles import parse_tile
+from tests.support.bots import choose_discard
 
 from .conftest import DESKTOP, PHONE, SCREENSHOTS, assert_fits, wait_until
 
@@ -46,60 +38,6 @@ NAMES: dict[str, list[str]] = {}
 PASSWORD = "mj-pass-2468"
 MAX_HANDS = 5
 SHOT_AT_WALL = {"duyun": 32, "zigong": 8}  # mid-hand screenshots: once the wall is this low
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """``manage.py serve`` on a free port with its own SQLite file and embedded Redis."""
-    tmp = tmp_path_factory.mktemp("serve")
-    db = tmp / "e2e.sqlite3"
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")}
-    # Every test here registers its players from this one address.
-    env.update(DATABASE_URL=f"sqlite:///{db}", DEBUG="true", PYTHONUNBUFFERED="1",
-               REGISTRATION_RATE_LIMIT="100")
-    log = (tmp / "serve.log").open("w")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "manage.py",
-            "serve",
-            "--port",
-            str(port),
-            "--redis-dir",
-            str(tmp / "redis"),
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/healthz", timeout=2):
-                break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError((tmp / "serve.log").read_text()[-3000:]) from None
-            time.sleep(0.5)
-    try:
-        yield {"url": url, "db": db, "log": tmp / "serve.log"}
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def register(page: Any, url: str, username: str, name: str) -> None:
@@ -183,101 +121,6 @@ def lobby_pages(browser: Any, server: dict[str, Any], variant: str,
 def settlement_open(page: Any) -> bool:
     return page.locator("#settlement").count() > 0
 
-
-@functools.lru_cache(maxsize=50_000)
-def suit_options(suit: tuple[int, ...]) -> frozenset[tuple[int, int, int]]:
-    """Every (sets, partial sets, pair) one suit's nine counts split into."""
-    c = list(suit)
-    out: set[tuple[int, int, int]] = set()
-
-    def dfs(i: int, sets: int, parts: int, pair: int) -> None:
-        while i < 9 and c[i] == 0:
-            i += 1
-        if i >= 9:
-            out.add((sets, parts, pair))
-            return
-        if c[i] >= 3:
-            c[i] -= 3
-            dfs(i, sets + 1, parts, pair)
-            c[i] += 3
-        if i <= 6 and c[i + 1] and c[i + 2]:
-            for j in (i, i + 1, i + 2):
-                c[j] -= 1
-            dfs(i, sets + 1, parts, pair)
-            for j in (i, i + 1, i + 2):
-                c[j] += 1
-        if c[i] >= 2:
-            c[i] -= 2
-            if not pair:
-                dfs(i, sets, parts, 1)
-            dfs(i, sets, parts + 1, pair)
-            c[i] += 2
-        for gap in (1, 2):
-            if i + gap <= 8 and c[i + gap]:
-                c[i] -= 1
-                c[i + gap] -= 1
-                dfs(i, sets, parts + 1, pair)
-                c[i] += 1
-                c[i + gap] += 1
-        c[i] -= 1
-        dfs(i, sets, parts, pair)
-        c[i] += 1
-
-    dfs(0, 0, 0, 0)
-    return frozenset(out)
-
-
-@functools.lru_cache(maxsize=200_000)
-def shanten(counts: tuple[int, ...], melds: int) -> int:
-    """Tiles away from ready (0 = ready, -1 = complete) of ``14 - 3 * melds`` or one fewer
-    concealed tiles, over sets, partial sets and a pair; and over 七对 with no melds."""
-    need = 4 - melds
-    best = 8
-    opts = [suit_options(counts[k * 9 : k * 9 + 9]) for k in range(3)]
-    for a in opts[0]:
-        for b in opts[1]:
-            for d in opts[2]:
-                pair = a[2] + b[2] + d[2]
-                if pair > 1:
-                    continue
-                sets = a[0] + b[0] + d[0]
-                parts = a[1] + b[1] + d[1]
-                best = min(best, 8 - 2 * (sets + melds) - min(parts, need - sets) - pair)
-    if melds == 0:
-        pairs = sum(1 for x in counts if x >= 2)
-        kinds = sum(1 for x in counts if x)
-        best = min(best, 6 - pairs + max(0, 7 - kinds))
-    return best
-
-
-def choose_discard(hand: list[str], playable: list[str]) -> str:
-    """The discard that leaves the fewest tiles to ready, then the most useful draws (the
-    waits themselves once ready, via ``majiang.analysis.waits``), then the loneliest tile."""
-    counts = [0] * 27
-    for code in hand:
-        counts[parse_tile(code)] += 1
-    melds = (14 - len(hand)) // 3
-
-    def score(code: str) -> tuple[int, int, int]:
-        i = int(parse_tile(code))
-        rest = counts.copy()
-        rest[i] -= 1
-        sh = shanten(tuple(rest), melds)
-        useful = 0
-        if sh == 0:
-            useful = sum(4 - rest[t] for t in waits(rest, melds=melds))
-        else:
-            for t in range(27):
-                if rest[t] < 4:
-                    rest[t] += 1
-                    if shanten(tuple(rest), melds) < sh:
-                        useful += 4 - rest[t] + 1
-                    rest[t] -= 1
-        r = i % 9
-        near = sum(counts[j] for j in range(i - 2, i + 3) if 0 <= j < 27 and j // 9 == i // 9)
-        return (-sh, useful, -near - (0 if r in (0, 8) else 1))
-
-    return max(dict.fromkeys(playable), key=score)
 
 
 STATE_JS = """() => ({

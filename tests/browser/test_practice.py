@@ -12,9 +12,7 @@ from typing import Any
 import pytest
 
 from .conftest import PHONE, SCREENSHOTS
-from .test_play import STATE_JS, bot_step, register, server
-
-__all__ = ["server"]
+from .test_play import STATE_JS, bot_step, register
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
@@ -28,12 +26,12 @@ def test_a_player_plays_a_practice_hand_against_three_computers(
     url = server["url"]
     page = browser.new_context(viewport=PHONE, locale="zh-CN").new_page()
     tag = f"pr{int(time.time() * 1000) % 10_000_000}"
-    register(page, url, f"{tag}u0", "张三")
+    register(page, url, f"{tag}u0", "练习小张")
     page.goto(f"{url}/clubs/")
     page.fill("#id_create-name", f"练习圈{tag}")
     page.locator("form:has(#id_create-name) button").click()
     page.wait_for_url("**/clubs/*/")
-    page.locator("a:has-text('开练习房')").click()
+    page.locator("a:has-text('自定义练习房')").click()
     page.wait_for_load_state()
     assert page.locator("#id_practice").is_checked()
     page.locator("form.card button[type=submit]").click()

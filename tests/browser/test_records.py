@@ -23,9 +23,8 @@ from apps.accounts.models import User
 from apps.matches.models import Hand, Match
 from majiang.record import replay
 from tests.browser.conftest import DESKTOP, PHONE, SCREENSHOTS
-from tests.browser.test_replay import daphne_url  # noqa: F401  (the daphne fixture)
-from tests.ledgers.playing import make_club, open_room
-from tests.ledgers.winning import play_to_win
+from tests.support import factories
+from tests.support.play import play, winning_policy
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
 SIZES = {"phone": PHONE, "desktop": DESKTOP}
@@ -60,13 +59,13 @@ def fits(page: Any) -> None:
 
 @pytest.mark.parametrize("size", ["phone", "desktop"])
 def test_an_owner_and_a_member_read_their_records(
-    browser: Any, daphne_url: str, size: str  # noqa: F811
+    browser: Any, daphne_url: str, size: str
 ) -> None:
     with mock.patch("apps.matches.broadcast.send_updates"):
-        club, players, *_ = make_club()
+        club, players = factories.players_club()
         for variant, seed in (("duyun", 1), ("zigong", 2)):
-            match = Match.objects.get(room=open_room(club, players, variant))
-            play_to_win(match.pk, random.Random(seed))
+            match = Match.objects.get(room=factories.started_room(club, players, variant))
+            play(match, winning_policy(random.Random(seed)))
     owner = page_as(browser, players[0], daphne_url, size)
 
     owner.goto(f"{daphne_url}/ledgers/clubs/{club.pk}/")
@@ -98,7 +97,7 @@ def test_an_owner_and_a_member_read_their_records(
     owner.get_by_role("link", name="今日结账：谁付给谁").click()
     owner.locator("ul.payments li").first.wait_for()
     payments = owner.locator("ul.payments li").all_inner_texts()
-    assert payments and all(re.fullmatch(r"\S+ → \S+\s*\d+分", p.strip()) for p in payments)
+    assert payments and all(re.fullmatch(r"\S+ → \S+\s*\d+", p.strip()) for p in payments)
     assert len(payments) <= 3
     fits(owner)
     shot(owner, "checkout", size)

@@ -13,13 +13,9 @@ table as a spectating club member, then the replay as a player.
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import secrets
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,7 +25,6 @@ from unittest import mock
 
 import pytest
 from django.conf import settings
-from django.db import connection
 from django.test import Client
 
 from apps.accounts.models import User
@@ -40,62 +35,14 @@ from apps.matches.models import Hand, Match, MatchEvent, MatchPlayer
 from majiang.record import replay
 from majiang.round import Round
 from majiang.scenario import wall_for
-from tests.ledgers.playing import NAMES, make_table, play_hand, round_cache_on
-from tests.ledgers.winning import play_hand_to_win
+from tests.support import factories
+from tests.support.factories import NAMES
+from tests.support.play import act, play_hand, random_policy, winning_policy
 
 from .conftest import DESKTOP, PHONE, SCREENSHOTS, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.services, pytest.mark.django_db(transaction=True)]
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _database_url() -> str:
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
-@pytest.fixture
-def daphne_url(transactional_db: None, redis_url: str, tmp_path: Path) -> Iterator[str]:
-    """daphne serving ``config.asgi`` on a free port, on the test database."""
-    port = _free_port()
-    env = {
-        **os.environ, "DATABASE_URL": _database_url(), "REDIS_URL": redis_url,
-        "CELERY_QUEUE": f"replay-test-{port}", "PYTHONUNBUFFERED": "1", "LOG_LEVEL": "WARNING",
-    }
-    log = (tmp_path / "daphne.log").open("w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-         "config.asgi:application"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError((tmp_path / "daphne.log").read_text()[-3000:])
-            time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-        # Captured output: pytest shows it only when the test failed.
-        print("--- daphne log ---\n" + (tmp_path / "daphne.log").read_text()[-5000:])
 
 
 def _page_as(browser: Any, user: User, url: str, viewport: dict[str, int] | None = None) -> Any:
@@ -114,8 +61,8 @@ def _page_as(browser: Any, user: User, url: str, viewport: dict[str, int] | None
 
 
 def test_the_replay_ends_where_the_live_table_did(browser: Any, daphne_url: str) -> None:
-    table = make_table("duyun")
-    play_hand(table.match.pk, random.Random(11))
+    table = factories.table("duyun")
+    play_hand(table.match, random_policy(random.Random(11)))
     hand = Hand.objects.get(match=table.match, number=1)
     assert hand.settlement is not None
 
@@ -157,6 +104,11 @@ def test_the_replay_ends_where_the_live_table_did(browser: Any, daphne_url: str)
     if fanji:
         assert page.locator(f"#settlement .fanji [data-tile='{fanji}']").count() == 1
 
+    # 洗牌公证 opens collapsed on one plain sentence; the details are below it (issue 47).
+    card = page.locator("#seed-check")
+    assert card.get_attribute("open") is None
+    assert "服务器和任何一位玩家都不能单独改动牌墙" in card.inner_text()
+    page.click("#seed-check summary")
     page.click("#verify")
     page.wait_for_selector("#verify-result[data-ok]")
     assert page.locator("#verify-result").get_attribute("data-ok") == "true"
@@ -178,9 +130,9 @@ def _stored(page: Any, match_id: int, hand: int, field: str) -> Any:
 def test_a_seed_rewritten_after_the_hand_is_caught_by_the_browser(
     browser: Any, daphne_url: str
 ) -> None:
-    table = make_table("duyun")
+    table = factories.table("duyun")
     match_id = table.match.pk
-    play_hand(match_id, random.Random(12))
+    play_hand(table.match, random_policy(random.Random(12)))
 
     # Between hands the table page keeps hand 2's commitment and contributes to its wall.
     page = _page_as(browser, table.players[0], daphne_url)
@@ -197,18 +149,21 @@ def test_a_seed_rewritten_after_the_hand_is_caught_by_the_browser(
     assert table.match.stage == Match.Stage.HAND
     # The deal reaches the page (broadcast, or its version check): it keeps its tiles.
     wait_until(page, f"!!(JSON.parse(localStorage.getItem('mj-fair:{match_id}:2')) || {{}}).tiles")
-    play_hand(match_id, random.Random(13))
+    play_hand(table.match, random_policy(random.Random(13)))
     hand = Hand.objects.get(match_id=match_id, number=2)
     assert {"seat": 0, "value": mine} in hand.contributions
 
     replay_url = f"{daphne_url}/ledgers/hands/{hand.pk}/replay/"
     page.goto(replay_url)
+    page.click("#seed-check summary")
     page.wait_for_selector("#verify-result[data-ok]")
     result = page.locator("#verify-result")
     assert result.get_attribute("data-stored") == "true"
     assert result.get_attribute("data-ok") == "true"
     assert "你提交的随机数在本局的列表中" in result.inner_text()
-    assert page.locator("#verify-summary").inner_text() == "✔ 一致"
+    assert page.locator("#verify-summary").inner_text() == (
+        "✔ 一致：承诺是本浏览器开局前记下的；牌墙由种子和 1 个座位的随机数共同决定"
+    )
 
     # A server that rewrites the seed and its commitment together fools its own check of
     # the commitment, not the commitment this browser kept.
@@ -217,7 +172,10 @@ def test_a_seed_rewritten_after_the_hand_is_caught_by_the_browser(
                                            commitment=commitment_of(salt, seed))
     page.goto(replay_url)
     page.wait_for_selector("#verify-result[data-ok]")
+    # A mismatch opens the card and says so in its first sentence.
+    assert page.locator("#seed-check").get_attribute("open") is not None
     server_check = page.locator(".seed-check").inner_text()
+    assert "这一局的牌墙可能被改动过" in server_check
     assert "服务器自查（只比较服务器自己的数据）：承诺✔ 一致" in server_check
     assert result.get_attribute("data-ok") == "false"
     assert page.locator("#verify-summary").inner_text() == "✘ 不一致"
@@ -320,8 +278,8 @@ def _won_hand(variant: str) -> tuple[Any, Hand]:
     """A table whose first hand was won (a winning-minded policy; a rare 黄庄 is played
     again at a new table)."""
     for attempt in range(6):
-        table = make_table(variant)
-        play_hand_to_win(table.match.pk, random.Random(attempt))
+        table = factories.table(variant)
+        play_hand(table.match, winning_policy(random.Random(attempt)))
         hand = Hand.objects.get(match=table.match, number=1)
         if replay(hand.record).wins:
             return table, hand
@@ -465,7 +423,7 @@ def dealt(hands: tuple[str, ...]) -> Iterator[None]:
 
 def test_a_pung_that_a_win_overrode_is_shown_void(browser: Any, daphne_url: str) -> None:
     with dealt(OVERRIDE_HANDS):
-        table = make_table("duyun")
+        table = factories.table("duyun")
         match = table.match
         users = {p.seat: p.user_id for p in MatchPlayer.objects.filter(match=match)}
         d = match.dealer
@@ -475,9 +433,7 @@ def test_a_pung_that_a_win_overrode_is_shown_void(browser: Any, daphne_url: str)
             ((d + 2) % 4, {"type": "win"}),
         ):
             match.refresh_from_db()
-            with round_cache_on():
-                services.match_act(match_id=match.pk, user_id=users[seat],
-                                   payload={**payload, "v": match.version})
+            act(match, users[seat], {**payload, "v": match.version})
     hand = Hand.objects.get(match=match, number=1)
     assert [w.seat for w in replay(hand.record).wins] == [(d + 2) % 4]
     pung, winner = NAMES[(d + 1) % 4], NAMES[(d + 2) % 4]

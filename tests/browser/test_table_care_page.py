@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import re
+import struct
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -142,6 +144,17 @@ def test_the_baogang_sheet_leaves_the_clock_in_sight(browser, live_server, room,
     assert sheet is not None and clock is not None
     assert clock["y"] + clock["height"] <= sheet["y"], (clock, sheet)
     assert page.locator("#baogang-backdrop").count() == 0
+    # Nor does it cover the player's own hand, whose triplets it asks about.
+    hand = page.locator("#my-hand").bounding_box()
+    assert hand is not None and sheet["y"] + sheet["height"] <= hand["y"], (sheet, hand)
+    # Finger-sized choices: a tap anywhere on a tile's box ticks it.
+    boxes = [page.locator("#baogang label.tick").nth(i).bounding_box() for i in range(2)]
+    assert all(b is not None and b["height"] >= 44 and b["width"] >= 44 for b in boxes), boxes
+    for button in ("#baogang .act-baogang", "#baogang .act-nobaogang"):
+        assert page.locator(button).bounding_box()["height"] >= 44
+    page.click("#baogang label.tick:has(input[value='1p']) .tile")
+    assert page.is_checked("#baogang input[value='1p']")
+    page.screenshot(path=f"/tmp/table47-baogang-{size}.png")
 
 
 def test_a_quick_phrase_shows_beside_the_seat_and_can_be_muted(browser, live_server, room):
@@ -166,10 +179,10 @@ def test_a_quick_phrase_shows_beside_the_seat_and_can_be_muted(browser, live_ser
     assert other.locator(".phrase-bubble").count() == 0
 
 
-def test_rematch_starts_a_new_match_with_the_same_four(browser, live_server):
+def played_out_match() -> tuple[Any, list[Any], Any]:
+    """A room whose four players have played a 4-hand 都匀 match to its end (real server)."""
     from apps.accounts.models import User
     from apps.clubs.models import Club, Membership, Room, RoomSeat
-    from apps.matches.models import Match, MatchPlayer
     from tests.matches.test_match_end import play_out_match
 
     users = [User.objects.create_user(f"r{i}", display_name=NAMES[i]) for i in range(4)]
@@ -182,7 +195,46 @@ def test_rematch_starts_a_new_match_with_the_same_four(browser, live_server):
         settings=variant.schema.validate({"hands_per_match": 4}))
     for i, user in enumerate(users):
         RoomSeat.objects.create(room=seats_room, seat=i, user=user, ready=True)
-    first = play_out_match(match_start_dealt(seats_room))
+    return seats_room, users, play_out_match(match_start_dealt(seats_room))
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """The width and height of a PNG, from its signature and IHDR chunk."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR", data[:16]
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_result_image_downloads_as_a_png_of_the_standings(browser, live_server, size):
+    seats_room, users, match = played_out_match()
+    client = Client()
+    client.force_login(users[0])
+    context = browser.new_context(viewport=SIZES[size], locale="zh-CN", accept_downloads=True)
+    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
+                          "url": live_server.url}])
+    page = context.new_page()
+    page.goto(f"{live_server.url}/rooms/{seats_room.code}/result/{match.pk}/")
+    page.wait_for_selector("#result-image:visible")
+    with page.expect_download() as info:
+        page.click("#result-image")
+    download = info.value
+    assert download.suggested_filename == f"对局成绩-{seats_room.code}.png"
+    data = Path(download.path()).read_bytes()
+    # Twice the CSS layout of result_image.js: 4 player columns, 4 hands and the totals.
+    assert png_size(data) == (2 * (24 * 2 + 84 + 108 * 4), 2 * (92 + 52 + 34 * (4 + 1) + 44))
+    # The page shows the same picture, to long-press on a phone.
+    shown = page.eval_on_selector("#result-image-preview", "e => [e.naturalWidth, e.src]")
+    assert shown[0] == png_size(data)[0] and shown[1].startswith("data:image/png;base64,")
+    Path(f"/tmp/table47-result-{size}.png").write_bytes(data)
+    page.screenshot(path=f"/tmp/table47-result-page-{size}.png", full_page=True)
+    context.close()
+
+
+def test_rematch_starts_a_new_match_with_the_same_four(browser, live_server):
+    from apps.matches.models import Match, MatchPlayer
+
+    seats_room, users, first = played_out_match()
     pages = []
     for i, user in enumerate(users):
         client = Client()
@@ -269,3 +321,45 @@ def test_before_hand_one_the_page_shows_the_shuffle_and_sends_its_value(
     assert len(sent) == 1 and sent[0]["hand"] == 1
     assert re.fullmatch(r"[0-9a-f]{64}", sent[0]["value"])
     page.screenshot(path=str(SCREENSHOTS / f"table-shuffle-{size}.png"))
+
+
+def test_the_compass_shows_the_seat_winds_and_the_dealer(browser, live_server, room):
+    # The dealer (seat 0) is 东, then 南 西 北 in turn order, wherever the viewer sits.
+    table = FakeTable(duyun_round())
+    page = open_page(browser, live_server, room["users"][1], table, 1, size=PHONE)
+    page.wait_for_selector(".compass .dir")
+    dirs = page.eval_on_selector_all(
+        ".compass .dir", "els => els.map(e => [e.className.match(/pos-(\\w+)/)[1],"
+        " e.firstChild.textContent, e.querySelector('.dealer-mark')?.textContent ?? ''])")
+    assert sorted(dirs) == sorted(
+        [["left", "东", "庄"], ["bottom", "南", ""], ["right", "西", ""], ["top", "北", ""]])
+    page.screenshot(path="/tmp/table47-compass-phone.png")
+
+
+def test_the_top_bar_stays_one_row_with_the_rest_in_a_menu(browser, live_server, room):
+    table = FakeTable(duyun_round("s6"))
+    page = open_page(browser, live_server, room["users"][0], table, 0, size=PHONE)
+    page.wait_for_selector("#my-hand .tile")
+    top = page.locator("#table-root").bounding_box()
+    table.play_until(lambda r: False)
+    table.next_hand(duyun_round("s7"))
+    page.wait_for_selector("#last-settlement-button:visible")
+    # 上局结算 has come: the bar is still one row and the table has not moved down.
+    tops = page.eval_on_selector_all(
+        ".topbar > *", "els => els.filter(e => e.getClientRects().length)"
+        ".map(e => e.getBoundingClientRect().top)")
+    assert max(tops) - min(tops) < 8, tops
+    assert page.locator("#table-root").bounding_box() == top
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    page.screenshot(path="/tmp/table47-topbar-phone.png")
+    # The sound switch and 解散 are in the ⋯ menu, with finger-sized buttons.
+    assert page.is_hidden("#sound-button") and page.is_hidden("#dissolve-button")
+    page.click("#more-button")
+    box = page.locator("#dissolve-button").bounding_box()
+    assert box is not None and box["height"] >= 44
+    page.screenshot(path="/tmp/table47-menu-phone.png")
+    page.click("#sound-button")
+    page.click("#more-button")
+    assert page.inner_text("#sound-button") == "音效关"
+    page.click("#table-root", position={"x": 5, "y": 5})  # a tap elsewhere closes it
+    page.wait_for_selector("#more-menu", state="hidden")

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from majiang import Round, get_variant
+from majiang import Action, ActionType, Round, Tile, get_variant
 from majiang.scenario import deal_scenario
+from majiang.tiles import parse_tile
 
 from .conftest import DESKTOP, PHONE, SCREENSHOTS, assert_fits, wait_until
 from .fake_table import NAMES, FakeTable
@@ -168,6 +169,41 @@ def test_waiting_hints_count_unseen_copies(browser, live_server, room):
     assert "共剩10张" in page.inner_text("#wait-hints")
 
 
+def test_waiting_hints_count_a_tile_won_by_two_seats_once(browser, live_server, room):
+    """一炮多响 (Z3, issue 45): seats 1 and 2 both win on the dealer's 5p, so the one 5p lies
+    in both open hands. Seat 3 is ready on 5p and 8p: two 5p are seen (its own and the won
+    one), so two are left, not one; no 8p is seen."""
+    zigong_room(room)
+    rnd, _ = deal_scenario(
+        get_variant("zigong"),
+        {},
+        dealer=0,
+        hands=[
+            "5p1s1s1s2s2s2s3s3s3s9p9p9p8p",
+            "4s5s6s7s8s9s4s5s6s1p1p6p7p",
+            "4s5s6s7s8s9s7s8s9s2p2p3p4p",
+            "1p1p2p2p3p3p4p4p6p6p7p7p5p",
+        ],
+    )
+    while rnd.window is not None:  # the opening 报叫 question (Z19): pass
+        rnd.apply(Action(ActionType.PASS, rnd.pending()[0]))
+    rnd.apply(Action(ActionType.DISCARD, 0, Tile.P5))
+    while rnd.window is not None:
+        seat = rnd.pending()[0]
+        rnd.apply(Action(ActionType.WIN if seat in (1, 2) else ActionType.PASS, seat))
+    assert rnd.seats[1].won and rnd.seats[2].won and not rnd.ended
+    drawn = rnd.observation(3)["me"]["drawn"]
+    rnd.apply(Action(ActionType.DISCARD, 3, parse_tile(drawn)))
+    assert rnd.observation(3)["me"]["waits"] == ["5p", "8p"]
+    page = open_page(browser, live_server, room["users"][3], FakeTable(rnd), 3)
+    page.wait_for_selector("#wait-hints")
+    hints = page.eval_on_selector_all(
+        "#wait-hints .hint", "els => els.map(e => [e.dataset.wait, +e.dataset.left])"
+    )
+    assert hints == [["5p", 2], ["8p", 4]]
+    assert "共剩6张" in page.inner_text("#wait-hints")
+
+
 def baogang_case3_round() -> Round:
     """自贡 case 3 of the seed: seat 1 may declare with 1p or 1s ticked, but not both."""
     rnd, _ = deal_scenario(
@@ -251,10 +287,11 @@ def final_hands_expected(rnd: Round) -> dict[int, list[str]]:
 
 def test_fanji_reveal_then_settlement_in_words(browser, live_server, room):
     table = FakeTable(duyun_round("s6"))
-    table.play_until(lambda r: False)
+    page = open_page(browser, live_server, room["users"][1], table, 1)
+    page.wait_for_selector("#my-hand .tile")
+    table.play_until(lambda r: False)  # the hand ends while the page watches
     settlement = table.rnd.settlement().to_json()
     assert table.rnd.wins and settlement["summary"]["fanji"]
-    page = open_page(browser, live_server, room["users"][1], table, 1)
     page.wait_for_selector("#fanji")
     turned = settlement["summary"]["fanji"]
     assert page.get_attribute("#fanji .fanji-tile .tile", "data-tile") == turned
@@ -273,6 +310,7 @@ def test_fanji_reveal_then_settlement_in_words(browser, live_server, room):
         "#settlement table.players thead th", "els => els.map(e => e.textContent)")
     assert heads == ["玩家", "听牌", "胡牌", "鸡", "豆", "得分", "×底注"]
     assert page.get_attribute("#settlement .summary .fanji .tile", "data-tile") == turned
+    assert page.inner_text("#settlement .summary .streak") == "1"  # D10a pays 连庄数
     chickens = page.eval_on_selector_all(
         "#settlement .summary .chickens .tile", "els => els.map(e => e.dataset.tile)"
     )
@@ -292,6 +330,24 @@ def test_fanji_reveal_then_settlement_in_words(browser, live_server, room):
         f'#final-hands li[data-seat="{winner.seat}"] .win-tile .tile', "data-tile"
     ) == winner.tile.code
     assert_fits(page, "#settlement")
+
+
+@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_a_page_opened_on_a_revealed_settlement_skips_the_fanji_reveal(
+    browser, live_server, room, size
+):
+    # A refresh during the settlement: the 翻鸡 was shown when the hand ended; the page
+    # shows the settlement with its turned tile and countdown at once, not a 5 s replay.
+    table = FakeTable(duyun_round("s6"))
+    table.play_until(lambda r: False)
+    turned = table.rnd.settlement().to_json()["summary"]["fanji"]
+    page = open_page(browser, live_server, room["users"][1], table, 1, size=size)
+    page.wait_for_selector("#settlement", timeout=2000)
+    assert page.locator("#fanji").count() == 0
+    assert page.get_attribute("#settlement .summary .fanji .tile", "data-tile") == turned
+    assert "秒后开始下一局" in page.inner_text("#next-hand-countdown")
+    page.wait_for_timeout(600)  # and it does not come back on the next draw
+    assert page.locator("#fanji").count() == 0 and page.is_visible("#settlement .act-ready")
 
 
 def zigong_room(room: dict[str, Any]) -> None:
@@ -327,14 +383,18 @@ def test_zigong_settlement_has_fan_not_chickens(browser, live_server, room):
         ln for ln in settlement["lines"] if ln["kind"] == "pattern" and ln["payee"] == win.seat
     )
     note = fan_line["note"].split(", 2^")[0]
-    assert page.inner_text(f"{row} td.fan") == f"{fan_line['category']} {note}"
+    category = fan_line["category"].removeprefix("牌型:")  # as the hand page says it
+    assert fan_line["category"].startswith("牌型:")
+    assert page.inner_text(f"{row} td.fan") == f"{category} {note}"
+    assert "牌型:" not in page.inner_text("#settlement")
+    # Z5: 自贡's dealer earns nothing by staying, so no 连庄 row (都匀's D10a pays it).
+    assert "连庄" not in page.inner_text("#settlement .summary")
     kinds = page.eval_on_selector_all(
         "#settlement-lines li", "els => els.map(e => [e.dataset.kind, e.className])"
     )
     assert sorted(kinds) == sorted([ln["kind"], f"kind-{ln['kind']}"] for ln in settlement["lines"])
     text = page.inner_text("#settlement")
     payer, payee = NAMES[fan_line["payer"]], NAMES[fan_line["payee"]]
-    category = fan_line["category"].removeprefix("牌型:")
     assert f"{payer} 付 {payee} {category} {fan_line['points']}分（{note}）" in text
     for line in settlement["lines"]:
         assert f"付 {NAMES[line['payee']]} " in text and f"{line['points']}分" in text
@@ -351,6 +411,33 @@ def test_zigong_settlement_has_fan_not_chickens(browser, live_server, room):
     assert totals == settlement["totals"]
     assert final_hands_shown(page) == final_hands_expected(rnd)
     assert_fits(page, "#settlement")
+
+
+@pytest.mark.parametrize("case", ["one_ready", "all_ready"])
+def test_zigong_chajiao_fan_shown_only_for_a_seat_paid_on_it(browser, live_server, room, case):
+    """Z16: at the wall's end a ready seat is paid its fan by those not ready. A seat paid
+    nothing (every seat ready) shows no 查叫 fan in the 番型 column."""
+    from tests.rules.scenario import ZIGONG, A, B, C, deal, play, play_out
+
+    zigong_room(room)
+    if case == "one_ready":  # the dealer waits on 2s with 1s 3s (卡二条 1番); no one else
+        rnd = deal(ZIGONG, ["13s666p999p333p66s9s", A, B, C], back="3s", luobo=1)
+        play(rnd, "0 discard 9s")
+    else:
+        rnd = deal(ZIGONG, ["1s123s456s789s46p99p", "123s456s789s46p88p",
+                            "123p456p789p13s77s", "123p456p789p24s66s"])
+        play(rnd, "1 pass; 2 pass; 3 pass; 0 discard 1s")
+    play_out(rnd)
+    st = rnd.settlement().to_json()
+    assert all(p["ready"] is not None for p in st["players"])
+    paid = {ln["payee"] for ln in st["lines"] if ln["kind"] == "chajiao"}
+    assert paid == ({0} if case == "one_ready" else set())
+    page = open_page(browser, live_server, room["users"][1], FakeTable(rnd), 1)
+    page.wait_for_selector("#settlement")
+    fans = dict(page.eval_on_selector_all(
+        "#settlement table.players tbody tr", "els => els.map(e => [+e.dataset.seat,"
+        " e.querySelector('td.fan').textContent])"))
+    assert fans == {s: ("查叫 1番" if s in paid else "—") for s in range(4)}
 
 
 def test_ready_next_then_final_standings(browser, live_server, room):
@@ -398,6 +485,7 @@ def test_dissolve_vote_refused_then_passed(browser, live_server, room):
     for page in (proposer, voter):
         page.wait_for_selector("#my-hand .tile")
     proposer.on("dialog", lambda d: d.accept())
+    proposer.click("#more-button")  # 解散 waits in the ⋯ menu
     proposer.click("#dissolve-button")
     voter.wait_for_selector("#dissolve")
     proposer.wait_for_selector("#dissolve")
@@ -422,6 +510,7 @@ def test_dissolve_vote_refused_then_passed(browser, live_server, room):
     assert {"viewer": 1, "type": "dissolve_vote", "agree": False} in table.sent
     assert table.status == "playing"
     # Again: this time every seat agrees and the match ends with the standings.
+    proposer.click("#more-button")
     proposer.click("#dissolve-button")
     voter.wait_for_selector("#dissolve .act-agree")
     voter.click("#dissolve .act-agree")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +11,6 @@ from django.test import Client
 from apps.accounts.models import User
 from apps.clubs.models import Club, JoinRequest, Membership, Room, RoomSeat, RuleTemplate
 from apps.clubs.services.clubs import club_create
-from apps.clubs.signals import room_all_ready
 from majiang.variants import VARIANTS, player_variants
 
 ROLES = ("anonymous", "outsider", "member", "admin", "owner")
@@ -95,25 +93,6 @@ def db_snapshot() -> tuple[Any, ...]:
         list(Room.objects.order_by("pk").values("code", "status", "settings")),
         list(RoomSeat.objects.order_by("pk").values("room", "seat", "user", "ready")),
     )
-
-
-@pytest.fixture
-def all_ready_calls() -> Iterator[list[Room]]:
-    """Replace the receivers of ``room_all_ready`` with a recorder for the test."""
-    calls: list[Room] = []
-    saved = room_all_ready.receivers[:]
-    room_all_ready.receivers.clear()
-    room_all_ready.sender_receivers_cache.clear()
-
-    def record(sender: type[Room], room: Room, **kwargs: Any) -> None:
-        calls.append(room)
-
-    room_all_ready.connect(record, weak=False)
-    try:
-        yield calls
-    finally:
-        room_all_ready.receivers[:] = saved
-        room_all_ready.sender_receivers_cache.clear()
 
 
 def fill_room(room: Room, users: list[User], ready: bool = True) -> None:

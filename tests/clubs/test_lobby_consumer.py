@@ -12,7 +12,7 @@ from django.test import Client
 
 from apps.accounts.models import User
 from apps.clubs.models import Membership, Room
-from apps.clubs.services import clubs, rooms
+from apps.clubs.services import clubs, members, rooms
 from config.asgi import application
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -45,7 +45,7 @@ async def _connect(code: str, user: User | None) -> tuple[WebsocketCommunicator,
     return communicator, connected
 
 
-async def test_member_sees_seats_change_live(redis_url: str) -> None:
+async def test_member_sees_seats_change_live() -> None:
     room, owner, member, _ = await sync_to_async(_setup)()
     watcher, connected = await _connect(room.code, owner)
     assert connected
@@ -72,7 +72,8 @@ async def test_member_sees_seats_change_live(redis_url: str) -> None:
 
 
 @pytest.mark.parametrize("who", ["anonymous", "outsider"])
-async def test_non_members_are_refused(redis_url: str, who: str) -> None:
+async def test_non_members_are_refused(
+    who: str) -> None:
     room, _, _, outsider = await sync_to_async(_setup)()
     communicator, connected = await _connect(room.code, None if who == "anonymous" else outsider)
     assert connected  # accepted, then closed with the code (a bare refusal is HTTP 403)
@@ -80,7 +81,7 @@ async def test_non_members_are_refused(redis_url: str, who: str) -> None:
     await communicator.disconnect()
 
 
-async def test_unknown_room_is_refused(redis_url: str) -> None:
+async def test_unknown_room_is_refused() -> None:
     _, owner, _, _ = await sync_to_async(_setup)()
     communicator, connected = await _connect("999999", owner)
     assert connected
@@ -95,11 +96,11 @@ async def _connect_club(
     communicator = WebsocketCommunicator(
         application, f"/ws/clubs/{club_id}/lobby/", headers=headers
     )
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=5)
     return communicator, connected
 
 
-async def test_club_lobby_shows_tables_live(redis_url: str) -> None:
+async def test_club_lobby_shows_tables_live() -> None:
     room, owner, member, _ = await sync_to_async(_setup)()
     watcher, connected = await _connect_club(room.club_id, owner)
     assert connected
@@ -124,23 +125,20 @@ def _tables_as(user: User, club_id: int) -> dict[str, Any]:
     return dict(response.json())
 
 
-async def test_club_lobby_follows_match_progress(redis_url: str) -> None:
-    """A settled hand (the live-play app's ``hand_settled``) sends the club's tables again
-    once the hand's transaction commits."""
+async def test_club_lobby_follows_match_progress() -> None:
+    """A hand's end (live play calls ``room_hand_ended``) sends the club's tables again once
+    the hand's transaction commits."""
     from django.db import transaction
 
-    from apps.clubs.receivers import club_lobby_after_hand
-    from apps.matches.models import Match
-    from apps.matches.signals import hand_settled
+    from apps.clubs.services.tables import room_hand_ended
 
-    assert club_lobby_after_hand in [ref() for _, ref, *_ in hand_settled.receivers]
     room, owner, _, _ = await sync_to_async(_setup)()
     watcher, _ = await _connect_club(room.club_id, owner)
     await watcher.receive_json_from()
 
     def settle() -> None:
         with transaction.atomic():
-            club_lobby_after_hand(sender=None, match=Match(club_id=room.club_id))
+            room_hand_ended(club_id=room.club_id)
 
     await sync_to_async(settle)()
     update = await watcher.receive_json_from(timeout=5)
@@ -150,7 +148,7 @@ async def test_club_lobby_follows_match_progress(redis_url: str) -> None:
 
 @pytest.mark.parametrize(("who", "club"), [("outsider", None), ("owner", "99999"), ("owner", "x")])
 async def test_club_lobby_refuses_non_members_and_unknown_clubs(
-    redis_url: str, who: str, club: str | None
+    who: str, club: str | None
 ) -> None:
     room, owner, _, outsider = await sync_to_async(_setup)()
     user = owner if who == "owner" else outsider
@@ -158,3 +156,27 @@ async def test_club_lobby_refuses_non_members_and_unknown_clubs(
     assert connected  # accepted, then closed with the code (a bare refusal is HTTP 403)
     assert await communicator.receive_output() == {"type": "websocket.close", "code": 4404}
     await communicator.disconnect()
+
+
+async def _changed(watcher: WebsocketCommunicator) -> None:
+    changed = {"type": "club", "state": {"changed": True}}
+    assert await watcher.receive_json_from(timeout=5) == changed
+
+
+async def test_managers_see_join_requests_come_and_go_live(redis_url: str) -> None:
+    """Issue 47, item 1: a join request reaches the owner's open lobby at once, as a count
+    only owners and admins are given."""
+    room, owner, member, outsider = await sync_to_async(_setup)()
+    club = room.club
+    watcher, connected = await _connect_club(club.pk, owner)
+    assert connected
+    first: dict[str, Any] = await watcher.receive_json_from()
+    assert first["state"]["requests"] == 0
+    request = await sync_to_async(members.join_request_create)(club=club, user=outsider)
+    await _changed(watcher)
+    assert (await sync_to_async(_tables_as)(owner, club.pk))["requests"] == 1
+    assert (await sync_to_async(_tables_as)(member, club.pk))["requests"] is None
+    await sync_to_async(members.join_request_approve)(join_request=request, actor=owner)
+    await _changed(watcher)
+    assert (await sync_to_async(_tables_as)(owner, club.pk))["requests"] == 0
+    await watcher.disconnect()

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from unittest import mock
 
 import pytest
-from django.db import connection
 
 from apps.clubs import selectors
 from apps.clubs.errors import ActionForbidden, ClubNotFound, InvalidInputError
 from apps.clubs.models import JoinRequest, Membership, Room, RoomSeat
 from apps.clubs.services import clubs, members, rooms, templates
-from apps.clubs.signals import room_all_ready
+from apps.matches.models import Match
 from majiang.variants import VARIANTS
 
 from .conftest import World, db_snapshot, fill_room, make_user
@@ -152,15 +151,7 @@ def test_first_free_seat(world: World) -> None:
     assert rooms.room_sit(room=world.room, user=world.member).seat == 1
 
 
-def test_all_ready_signal_fires_once_inside_the_transaction(
-    world: World, all_ready_calls: list[Room]
-) -> None:
-    in_transaction: list[bool] = []
-
-    def check(sender: Any, room: Room, **kwargs: Any) -> None:
-        in_transaction.append(connection.in_atomic_block)
-
-    room_all_ready.connect(check, weak=False)
+def test_the_last_ready_starts_the_match_in_its_transaction(world: World) -> None:
     players = [world.owner, world.admin, world.member, world.member2]
     players += [make_user(f"extra{i}") for i in range(world.room.seat_count - len(players))]
     players = players[: world.room.seat_count]
@@ -169,25 +160,25 @@ def test_all_ready_signal_fires_once_inside_the_transaction(
         rooms.room_sit(room=world.room, user=player)
     for player in players[:-1]:
         rooms.room_ready_set(room=world.room, user=player, ready=True)
-    assert all_ready_calls == []
+    assert not Match.objects.filter(room=world.room).exists()
     rooms.room_ready_set(room=world.room, user=players[-1], ready=True)
-    assert [room.pk for room in all_ready_calls] == [world.room.pk]
-    assert in_transaction == [True]
+    match = Match.objects.get(room=world.room)
+    assert [p.user_id for p in match.players.order_by("seat")] == [p.pk for p in players]
+    world.room.refresh_from_db()
+    assert world.room.status == Room.Status.PLAYING
 
 
-def test_failing_receiver_undoes_the_ready(world: World, all_ready_calls: list[Room]) -> None:
-    def explode(sender: Any, room: Room, **kwargs: Any) -> None:
-        raise RuntimeError("match could not start")
-
-    room_all_ready.connect(explode, weak=False)
+def test_a_match_that_cannot_start_undoes_the_ready(world: World) -> None:
     players = [make_user(f"p{i}") for i in range(world.room.seat_count)]
     fill_room(world.room, players[:-1])
     RoomSeat.objects.create(room=world.room, seat=len(players) - 1, user=players[-1])
     for player in players:
         Membership.objects.get_or_create(club=world.club, user=player)
-    with pytest.raises(RuntimeError):
+    with mock.patch.object(rooms, "match_start", side_effect=RuntimeError("cannot start")), \
+            pytest.raises(RuntimeError):
         rooms.room_ready_set(room=world.room, user=players[-1], ready=True)
     assert not RoomSeat.objects.get(user=players[-1]).ready
+    assert not Match.objects.filter(room=world.room).exists()
 
 
 def test_no_seat_changes_during_a_match(world: World) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -20,11 +19,11 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.db import connection
 
 from apps.core.embedded_redis import free_port
 from tests.security import cases
 from tests.support.celery_app import celery_repoint
+from tests.support.processes import database_url, port_open
 
 QUEUE = f"fault-test-{uuid.uuid4().hex[:8]}"
 
@@ -32,20 +31,6 @@ QUEUE = f"fault-test-{uuid.uuid4().hex[:8]}"
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Show the generated-case tally (once per session, whichever conftest runs first)."""
     cases.write_summary(terminalreporter)
-
-
-def database_url() -> str:
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
-def port_open(port: int) -> bool:
-    with socket.socket() as sock:
-        sock.settimeout(0.2)
-        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 class Child:

@@ -25,7 +25,7 @@ from tests.security.helpers import build_table
 
 from .conftest import Cluster
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.timeout(240)]
 
 
 def _cookie(user: Any) -> str:

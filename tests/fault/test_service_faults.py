@@ -17,12 +17,13 @@ import time
 from typing import Any
 
 import pytest
+import requests
 from django.db import connection
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from websockets.sync.client import ClientConnection
 
 from apps.core.embedded_redis import free_port
-from apps.matches import consumers, tasks
+from apps.matches import pacing
 from apps.matches.models import Match, MatchEvent
 from tests.security import cases
 from tests.security.helpers import build_table
@@ -30,7 +31,7 @@ from tests.security.helpers import build_table
 from .conftest import Cluster
 from .test_process_kills import _cookie, _final_checks, _open, _state
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.timeout(90)]
 
 TURN_SECONDS = 5
 MAX_MOVES = 400
@@ -163,7 +164,7 @@ def test_redis_killed_then_restarted(cluster: Cluster) -> None:
     # check (a catch-up read from the database) within a few seconds.
     started = time.monotonic()
     assert t.move()
-    assert time.monotonic() - started < 2 * consumers.VERSION_CHECK_SECONDS + 5
+    assert time.monotonic() - started < 2 * pacing.VERSION_CHECK_SECONDS + 5
     assert all(f["type"] == "catchup" for f in t.latest), t.latest
     assert cluster.web.proc.poll() is None, f"daphne died:\n{cluster.web.tail()}"  # type: ignore[union-attr]
     before = t.version()
@@ -178,7 +179,7 @@ def test_redis_killed_then_restarted(cluster: Cluster) -> None:
 
     # Nobody acts. No sweep reached the worker while Redis was away; the first one after
     # finds the overdue deadline and times the seat out.
-    bound = TURN_SECONDS + tasks.SWEEP_SECONDS + 10
+    bound = TURN_SECONDS + pacing.SWEEP_SECONDS + 10
     timeouts = MatchEvent.objects.filter(match_id=t.match_id, payload__timeout=True)
     while not timeouts.exists() and time.monotonic() - back < bound:
         time.sleep(0.25)
@@ -313,6 +314,12 @@ def test_postgres_briefly_unavailable(cluster: Cluster) -> None:
         assert t.version() == before, "the match changed during the outage"
         time.sleep(max(0.0, 3 - (time.monotonic() - outage)))
         proxy.resume()
+        # The pool's idle connections died with the outage: it checks each before lending
+        # it, so the first pages after the database is back answer, none with a 5xx.
+        club_page = f"http://127.0.0.1:{cluster.web_port}/clubs/{t.table.club.pk}/"
+        statuses = [requests.get(club_page, headers={"Cookie": t.cookies[0]}, timeout=10,
+                                 allow_redirects=False).status_code for _ in range(10)]
+        assert statuses == [200] * 10, statuses
 
         # The same connections go on: the move is accepted once the connection pool has
         # reconnected (it retries with a backoff of a few seconds; the page resends after
@@ -322,7 +329,9 @@ def test_postgres_briefly_unavailable(cluster: Cluster) -> None:
             assert reply["code"] == "unavailable", reply
             assert time.monotonic() - back < 20, "the database never came back"
             time.sleep(0.5)
-        assert reply["type"] == "update"
+        # An update published while daphne's links were coming back can be lost; the
+        # connection then sends the move in a ``catchup`` (docs/protocol.md, "Versions").
+        assert reply["type"] in ("update", "catchup"), reply
         assert t.version() > before
         t.play_to_end()
         t.close()

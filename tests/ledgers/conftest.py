@@ -10,20 +10,22 @@ import random
 
 import pytest
 
-from .playing import Table, make_table, play_hand, play_match
+from tests.support import factories
+from tests.support.factories import Table
+from tests.support.play import play, play_hand, random_policy
 
 
 @pytest.fixture
 def finished_table(db: None) -> Table:
     """A 都匀 table whose whole match has been played (random legal moves, fixed seed)."""
-    table = make_table("duyun")
-    play_match(table.match.pk, random.Random(7))
+    table = factories.table("duyun")
+    play(table.match, random_policy(random.Random(7)))
     return table
 
 
 @pytest.fixture
 def one_hand_table(db: None) -> Table:
     """A 自贡 table with its first hand settled and the match still going."""
-    table = make_table("zigong")
-    play_hand(table.match.pk, random.Random(3))
+    table = factories.table("zigong")
+    play_hand(table.match, random_policy(random.Random(3)))
     return table

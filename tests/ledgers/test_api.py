@@ -15,8 +15,7 @@ from apps.ledgers.models import LedgerEntry
 from apps.ledgers.services import ledger_adjustment_create
 from apps.matches.models import Hand, Match, MatchPlayer
 from tests.support.api import client_error, error_fields
-
-from .playing import Table
+from tests.support.factories import Table
 
 pytestmark = pytest.mark.django_db
 

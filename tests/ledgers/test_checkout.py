@@ -23,8 +23,9 @@ from apps.accounts.models import User
 from apps.ledgers import selectors, services
 from apps.ledgers.models import AppendOnlyError, Checkout
 from apps.ledgers.payments import settle_payments
+from tests.support import factories
+from tests.support.factories import Table
 
-from .playing import Table, make_table
 from .test_verify import drop_update_trigger, verify
 
 pytestmark = pytest.mark.django_db
@@ -62,6 +63,59 @@ def test_the_payments_settle_every_balance_to_zero(moves: list[tuple[int, int, i
     assert len(payments) <= max(0, sum(1 for v in balances.values() if v) - 1)
 
 
+def fewest_by_search(values: list[int]) -> int:
+    """The fewest payments settling ``values``, by trying every payment that zeroes the
+    first unsettled member (one of them is in some shortest settlement)."""
+    values = [v for v in values if v]
+    if not values:
+        return 0
+    first, rest = values[0], values[1:]
+    return 1 + min(
+        fewest_by_search([*rest[:i], v + first, *rest[i + 1:]])
+        for i, v in enumerate(rest) if v * first < 0
+    )
+
+
+# Small amounts over few members, so that zero-sum subgroups (the case greedy misses) are common.
+small_evenings = st.lists(st.integers(-6, 6), min_size=1, max_size=7).map(
+    lambda values: [*values, -sum(values)]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(small_evenings)
+def test_the_payments_are_the_fewest_possible(values: list[int]) -> None:
+    balances = dict(enumerate(values))
+    payments = settle_payments(balances)
+    after = dict(balances)
+    for p in payments:
+        after[p.payer] += p.amount
+        after[p.payee] -= p.amount
+    assert set(after.values()) == {0}
+    assert len(payments) == fewest_by_search(values)
+
+
+def test_greedy_pays_one_more_than_needed_here_and_the_search_does_not() -> None:
+    # Greedy starts 戊 → 甲 5 and needs 4 payments; {甲, 丁} and {乙, 丙, 戊} need 1 + 2.
+    payments = settle_payments({"甲": 5, "乙": 4, "丙": 3, "丁": -5, "戊": -7})
+    assert len(payments) == 3
+    assert ("丁", "甲", 5) in [(p.payer, p.payee, p.amount) for p in payments]
+
+
+def test_sixteen_members_get_the_fewest_and_more_fall_back_to_greedy() -> None:
+    # Eight pairs that cancel: 8 payments, not 15. With 18 members the search is not
+    # run; greedy still settles everyone exactly, in at most 17 payments.
+    pairs = {f"p{i}": (i // 2 + 1) * (1 if i % 2 else -1) for i in range(16)}
+    assert len(settle_payments(pairs)) == 8
+    many = {**pairs, "x": 0, "y": 7, "z": -7}
+    payments = settle_payments(many)
+    after = dict(many)
+    for p in payments:
+        after[p.payer] += p.amount
+        after[p.payee] -= p.amount
+    assert set(after.values()) == {0} and len(payments) <= 17
+
+
 def test_the_largest_debtor_pays_the_largest_creditor_first() -> None:
     payments = settle_payments({"张三": 31, "李四": 9, "王五": -35, "赵六": -5})
     assert [(p.payer, p.payee, p.amount) for p in payments] == [
@@ -82,7 +136,7 @@ def adjust(table: Table, payer: int, payee: int, points: int, when: datetime | N
 
 @pytest.fixture
 def table(db: None) -> Table:
-    return make_table("duyun")
+    return factories.table("duyun")
 
 
 @settings(
@@ -146,7 +200,11 @@ def test_the_owner_reads_who_pays_whom_marks_it_paid_and_the_next_starts_there(
     adjust(table, 3, 1, 9)  # 赵六 → 李四
     owner = client_for(table.players[0])
     page = checkout_page(owner, table)
-    assert payments_shown(page) == [f"王五 → 张三 {31 * stake}分", f"赵六 → 李四 {9 * stake}分"]
+    assert payments_shown(page) == [f"王五 → 张三 {31 * stake}", f"赵六 → 李四 {9 * stake}"]
+    # The amounts are points × 底注, and the page says so; 2 payments is the fewest.
+    unit = re.search(r'<p [^>]*id="checkout-unit">(.*?)</p>', page, re.S)
+    assert unit is not None and "分数 × 底注" in re.sub(r"<[^>]+>", "", unit.group(1))
+    assert "共 2 笔，这是最少的笔数" in page
 
     form = mark_form(page)
     today = timezone.localdate().isoformat()
@@ -165,7 +223,7 @@ def test_the_owner_reads_who_pays_whom_marks_it_paid_and_the_next_starts_there(
     assert 'id="checkout-settled"' in page and payments_shown(page) == []
     assert "王五 → 张三" in page  # in the history of 结账 records
     adjust(table, 1, 3, 4)
-    assert payments_shown(checkout_page(owner, table)) == [f"李四 → 赵六 {4 * stake}分"]
+    assert payments_shown(checkout_page(owner, table)) == [f"李四 → 赵六 {4 * stake}"]
 
 
 def test_an_unsettled_day_carries_into_the_next_checkout_until_it_is_marked(
@@ -186,7 +244,7 @@ def test_an_unsettled_day_carries_into_the_next_checkout_until_it_is_marked(
     assert "此前未结" in checkout_page(owner, table)
 
     page = checkout_page(owner, table, start=day_before.isoformat(), end=day_before.isoformat())
-    assert payments_shown(page) == [f"王五 → 张三 {10 * stake}分"]
+    assert payments_shown(page) == [f"王五 → 张三 {10 * stake}"]
     owner.post(f"/ledgers/clubs/{table.club.pk}/checkout/", mark_form(page))
     assert Checkout.objects.filter(club=table.club).count() == 1
 

@@ -12,8 +12,7 @@ from django.test import Client
 
 from apps.ledgers import services
 from apps.ledgers.exports import csv_cell
-
-from .playing import Table
+from tests.support.factories import Table
 
 pytestmark = pytest.mark.django_db
 TILE_CODE = re.compile(r"(?<![0-9A-Za-z])[1-9][msp](?![0-9A-Za-z])")

@@ -14,9 +14,9 @@ from apps.ledgers.kinds import line_kind
 from apps.ledgers.words import tiles_in_words
 from apps.matches.models import Hand
 from majiang.record import replay
-
-from .playing import Table, make_table
-from .winning import play_to_win
+from tests.support import factories
+from tests.support.factories import Table
+from tests.support.play import play, winning_policy
 
 pytestmark = pytest.mark.django_db
 CODES = re.compile(r"(?<![0-9A-Za-z])[1-9][msp](?![0-9A-Za-z])|\b[DZ]\d+a?\b|duyun|zigong|\^")
@@ -39,8 +39,8 @@ def won_table(variant: str) -> Table:
     """A table whose match has at least one won hand (the deals are random: a match with
     no win at all is rare, and then another is played)."""
     for attempt in range(5):
-        table = make_table(variant)
-        play_to_win(table.match.pk, random.Random(attempt))
+        table = factories.table(variant)
+        play(table.match, winning_policy(random.Random(attempt)))
         if any(replay(h.record).wins for h in Hand.objects.filter(match=table.match)):
             return table
     raise AssertionError("five matches without a single win")

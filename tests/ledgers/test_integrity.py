@@ -7,17 +7,21 @@ dropping the triggers and constraints in the way), then runs the command.
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
 import random
 import threading
 import time
+from io import StringIO
 from typing import Any
 from unittest import mock
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.db import DatabaseError, IntegrityError, connection, models, transaction
 from django.db.migrations.executor import MigrationExecutor
-from django.test import override_settings
+from django.test import Client, override_settings
 from django.utils.crypto import salted_hmac
 
 from apps.ledgers import services
@@ -27,12 +31,15 @@ from apps.ledgers.models import (
     HandResult,
     LedgerEntry,
     LedgerHead,
+    LedgerIdentity,
     MatchResult,
 )
 from apps.ledgers.signing import DEVELOPMENT_KEY
-from apps.matches.models import Hand
+from apps.matches.models import Hand, MatchPlayer
+from tests.support import factories
+from tests.support.factories import Table
+from tests.support.play import play_hand, random_policy
 
-from .playing import Table, make_table, play_hand
 from .test_verify import verify
 
 pytestmark = pytest.mark.django_db
@@ -190,8 +197,8 @@ def test_rotating_secret_key_leaves_the_ledger_valid(settings: Any, one_hand_tab
 
 def test_the_ledger_key_rotates_with_fallbacks(settings: Any, db: None) -> None:
     settings.LEDGER_SIGNING_KEY = KEY_A
-    table = make_table("zigong")
-    play_hand(table.match.pk, random.Random(3))
+    table = factories.table("zigong")
+    play_hand(table.match, random_policy(random.Random(3)))
     old = adjust(table)
     settings.LEDGER_SIGNING_KEY, settings.LEDGER_SIGNING_KEY_FALLBACKS = KEY_B, [KEY_A]
     new = adjust(table, points=3)
@@ -227,9 +234,10 @@ def migrate(target: str) -> None:
 @pytest.mark.django_db(transaction=True)
 def test_the_upgrade_chains_the_rows_already_written() -> None:
     """Rows written before the chain verify after the upgrade; a row changed before it is
-    still reported, not vouched for by the new signatures."""
-    table = make_table("zigong")
-    play_hand(table.match.pk, random.Random(3))
+    still reported, not vouched for by the new signatures. The identity upgrade (0010)
+    then appends an identity row per player, and the chain still verifies."""
+    table = factories.table("zigong")
+    play_hand(table.match, random_policy(random.Random(3)))
     kept, changed = adjust(table), adjust(table, points=3)
     rows = [row for model in CHAINED for row in model.objects.all()]
     signatures = {(row._meta.db_table, row.pk): old_signature(row) for row in rows}
@@ -239,6 +247,13 @@ def test_the_upgrade_chains_the_rows_already_written() -> None:
         sql(f"UPDATE {db_table} SET signature = %s WHERE id = %s", [signature, pk])
     sql("UPDATE ledgers_ledgerentry SET reason = %s WHERE id = %s", ["改过", changed.pk])
     migrate("0009_chain_constraints")
+    assert LedgerHead.objects.get(club=table.club).seq == len(rows)
+    migrate("0010_identity")
+    identities = LedgerIdentity.objects.filter(club=table.club)
+    assert {i.user_id: i.username for i in identities} == {
+        p.pk: p.username for p in table.players
+    }
+    assert LedgerHead.objects.get(club=table.club).seq == len(rows) + len(table.players)
     ok, report = verify()
     assert not ok
     problems = [line for line in report.splitlines() if line.startswith("差异")]
@@ -253,8 +268,8 @@ def test_the_upgrade_chains_the_rows_already_written() -> None:
 def test_two_writes_of_one_club_at_once_take_the_next_two_places() -> None:
     """Each write holds the club's head from reading it to writing it: the second waits,
     then continues the chain (without the lock both would take the same ``seq``)."""
-    table = make_table("zigong")
-    play_hand(table.match.pk, random.Random(3))
+    table = factories.table("zigong")
+    play_hand(table.match, random_policy(random.Random(3)))
     before = LedgerHead.objects.get(club=table.club).seq
     start, errors = threading.Barrier(2), []
     chain_opened = Chain.__init__
@@ -283,3 +298,153 @@ def test_two_writes_of_one_club_at_once_take_the_next_two_places() -> None:
     assert seqs == [before + 1, before + 2]
     ok, report = verify()
     assert ok, report
+
+
+def verify_kept(*kept: str) -> tuple[bool, str]:
+    out = StringIO()
+    try:
+        call_command("ledger_verify", *(f"--kept={k}" for k in kept), stdout=out)
+    except CommandError as exc:
+        return False, out.getvalue() + str(exc)
+    return True, out.getvalue()
+
+
+def chain_seen(client: Client, table: Table, since: int = 0) -> dict[str, Any]:
+    """What a member's ledger page reads of the chain (``static/ledgers/chain.js``)."""
+    client.force_login(table.players[2])
+    response = client.get(f"/ledgers/clubs/{table.club.pk}/chain.json?since={since}")
+    assert response.status_code == 200
+    return dict(response.json())
+
+
+def restore_backup(table: Table, head: dict[str, Any]) -> None:
+    """Roll the club's chain back as restoring an older backup would: the rows after the
+    backup's head gone, the head (validly signed, back then) as it was."""
+    for model in (*CHAINED, LedgerIdentity):
+        drop_triggers(model._meta.db_table)
+        sql(f"DELETE FROM {model._meta.db_table} WHERE club_id = %s AND seq > %s",
+            [table.club.pk, head["seq"]])
+    sql("UPDATE ledgers_ledgerhead SET seq = %s, last = %s, signature = %s WHERE club_id = %s",
+        [head["seq"], head["last"], head["signature"], table.club.pk])
+
+
+def test_a_rollback_is_caught_by_the_head_a_member_kept(
+    client: Client, one_hand_table: Table
+) -> None:
+    """The review's rollback: an older signed head restored and the rows after it deleted
+    (here a 50-point 调账) passes the chain's own check, so a member's kept head is what
+    catches it, and a past rewritten after the rollback too."""
+    table = one_hand_table
+    backup = LedgerHead.objects.filter(club=table.club).values("seq", "last", "signature")[0]
+    adjust(table, points=50)
+    seen = chain_seen(client, table)  # the member opens the ledger page: the browser keeps it
+    kept = f"{table.club.pk}:{seen['seq']}:{seen['last']}"
+    assert verify_kept(kept)[0]
+    restore_backup(table, backup)
+    assert verify()[0]  # the chain alone still verifies: the gap the kept head closes
+    assert chain_seen(client, table, since=seen["seq"])["seq"] == backup["seq"] < seen["seq"]
+    ok, report = verify_kept(kept)
+    assert not ok
+    assert (f"{club_name(table)}: 账本被回退: 成员记下的账本到第{seen['seq']}条，"
+            f"现在链头只到第{backup['seq']}条") in report
+    while LedgerHead.objects.get(club=table.club).seq < seen["seq"]:
+        adjust(table, points=1)  # new rows written over the rolled-back past
+    links = chain_seen(client, table, since=seen["seq"])["links"]
+    assert links[0][0] == seen["seq"] and links[0][2] != seen["last"]
+    ok, report = verify_kept(kept)
+    assert not ok
+    assert f"{club_name(table)}: 账本的历史被改写: 第{seen['seq']}条与成员记下的不同" in report
+
+
+def test_the_chain_links_a_member_reads_follow_on_from_the_kept_head(
+    client: Client, one_hand_table: Table
+) -> None:
+    table = one_hand_table
+    seen = chain_seen(client, table)
+    assert seen["links"] == []
+    adjust(table)
+    later = chain_seen(client, table, since=seen["seq"])
+    seqs = [seq for seq, _, _ in later["links"]]
+    assert seqs == list(range(seen["seq"], later["seq"] + 1))
+    assert later["links"][0][2] == seen["last"] and later["links"][-1][2] == later["last"]
+    for (_, _, before), (_, previous, _) in itertools.pairwise(later["links"]):
+        assert previous == before
+    client.force_login(table.outsider)
+    assert client.get(f"/ledgers/clubs/{table.club.pk}/chain.json").status_code == 404
+
+
+def test_swapping_two_accounts_behind_their_ids_is_reported(one_hand_table: Table) -> None:
+    """The review's identity swap: two players' username, password and display name
+    swapped behind their IDs, which swaps their balances; each identity row now names
+    another account."""
+    table = one_hand_table
+    a, b = table.players[1], table.players[2]
+    assert verify()[0]
+    update = ("UPDATE accounts_user SET username = %s, password = %s, display_name = %s "
+              "WHERE id = %s")
+    sql(update, ["swapping", b.password, "swapping", a.pk])
+    sql(update, [a.username, a.password, a.display_name, b.pk])
+    sql(update, [b.username, b.password, b.display_name, a.pk])
+    ok, report = verify()
+    assert not ok
+    for user, other in ((a, b), (b, a)):
+        identity = LedgerIdentity.objects.get(club=table.club, user=user)
+        assert (f"ledgeridentity #{identity.pk}: 身份不符: 账本记下用户 #{user.pk} 是"
+                f"「{user.username}」") in report
+        assert f"该用户现在是「{other.username}」" in report
+
+
+def test_identity_rows_come_before_the_first_row_naming_the_user(db: None) -> None:
+    table = factories.table("zigong")
+    play_hand(table.match, random_policy(random.Random(3)))
+    first_named: dict[int, int] = {}
+    for model in CHAINED:
+        for row in model.objects.filter(club=table.club):
+            for user_id in row.user_ids():
+                first_named[user_id] = min(first_named.get(user_id, row.seq), row.seq)
+    identities = LedgerIdentity.objects.filter(club=table.club)
+    assert {i.user_id for i in identities} == set(first_named)
+    for identity in identities:
+        assert identity.seq < first_named[identity.user_id]
+        assert identity.signature_valid()
+    adjust(table)
+    assert LedgerIdentity.objects.filter(club=table.club).count() == len(first_named)
+
+
+def test_a_hands_seed_not_matching_its_commitment_is_reported(finished_table: Table) -> None:
+    hand = Hand.objects.filter(match__room=finished_table.room).order_by("number").first()
+    assert hand is not None
+    sql("UPDATE matches_hand SET seed = %s WHERE id = %s", ["0" * 32, hand.pk])
+    ok, report = verify()
+    assert not ok
+    assert f"hand #{hand.pk} (match #{hand.match_id} 第1局): 洗牌种子不符" in report
+    assert "牌局记录的牌墙种子、庄家或连庄数与该局不符" in report
+
+
+def test_a_commitment_rewritten_with_its_seed_is_reported_against_the_log(
+    finished_table: Table
+) -> None:
+    """A server that rewrites a hand's seed, salt and commitment together still differs
+    from the commitment its log published before the deal."""
+    hand = Hand.objects.filter(match__room=finished_table.room).order_by("number").first()
+    assert hand is not None
+    seed, salt = "1" * 32, "2" * 32
+    commitment = hashlib.sha256((salt + seed).encode()).hexdigest()
+    sql("UPDATE matches_hand SET seed = %s, salt = %s, commitment = %s WHERE id = %s",
+        [seed, salt, commitment, hand.pk])
+    ok, report = verify()
+    assert not ok
+    assert f"hand #{hand.pk} (match #{hand.match_id} 第1局): 承诺与对局日志不符" in report
+    assert "洗牌种子不符" not in report
+
+
+def test_a_seat_given_to_another_player_is_reported(finished_table: Table) -> None:
+    """Two players' seats swapped in the match (the ledger rows still name the old ones)."""
+    match = finished_table.match
+    seats = dict(MatchPlayer.objects.filter(match=match).values_list("seat", "user_id"))
+    sql("UPDATE matches_matchplayer SET user_id = %s WHERE match_id = %s AND seat = 0",
+        [finished_table.member.pk, match.pk])
+    ok, report = verify()
+    assert not ok
+    stranger = finished_table.member.pk
+    assert f"座位不符: 玩家是用户 #{seats[0]}，对局座位0坐的是用户 #{stranger}" in report

@@ -9,8 +9,7 @@ from django.test import Client
 
 from apps.accounts.models import User
 from apps.ledgers.models import HandResult
-
-from .playing import Table
+from tests.support.factories import Table
 
 pytestmark = pytest.mark.django_db
 

@@ -15,9 +15,8 @@ from apps.accounts.models import User
 from apps.clubs.models import Club, Membership
 from apps.ledgers.models import HandResult
 from apps.matches.models import Match
-
-from .playing import make_club, open_room
-from .winning import play_to_win
+from tests.support import factories
+from tests.support.play import play, winning_policy
 
 pytestmark = pytest.mark.django_db
 
@@ -34,14 +33,14 @@ class Played:
 @pytest.fixture
 def played(db: None) -> Played:
     """张三, 李四, 王五 and 赵六 play a 都匀 match in one club and a 自贡 match in another."""
-    home, players, *_ = make_club()
-    duyun = Match.objects.get(room=open_room(home, players, "duyun"))
-    play_to_win(duyun.pk, random.Random(0))
+    home, players = factories.players_club()
+    duyun = Match.objects.get(room=factories.started_room(home, players, "duyun"))
+    play(duyun, winning_policy(random.Random(0)))
     other = Club.objects.create(name="周末圈", invite_code=f"W{home.invite_code}"[:12])
     for i, user in enumerate(players):
         Membership.objects.create(club=other, user=user, role="owner" if i == 0 else "member")
-    zigong = Match.objects.get(room=open_room(other, players, "zigong"))
-    play_to_win(zigong.pk, random.Random(0))
+    zigong = Match.objects.get(room=factories.started_room(other, players, "zigong"))
+    play(zigong, winning_policy(random.Random(0)))
     return Played(
         players, Match.objects.get(pk=duyun.pk), Match.objects.get(pk=zigong.pk), home, other
     )

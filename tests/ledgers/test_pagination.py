@@ -25,8 +25,8 @@ from apps.ledgers import selectors
 from apps.ledgers.models import HandResult, LedgerEntry, MatchResult
 from apps.ledgers.services import ledger_adjustment_create
 from apps.matches.models import Hand, Match, MatchPlayer
-
-from .playing import Table, make_club, make_table, table_settings
+from tests.support import factories
+from tests.support.factories import Table, table_settings
 
 pytestmark = pytest.mark.django_db
 
@@ -97,7 +97,7 @@ class BusyLedger:
 @pytest.fixture
 def busy_ledger(db: None) -> BusyLedger:
     """A club with 180 ledger rows: the owner's corrections, written by the real service."""
-    table = make_table("duyun", base_stake=STAKE)
+    table = factories.table("duyun", base_stake=STAKE)
     assert not LedgerEntry.objects.filter(club=table.club).exists()
     owner, (zhang, li, wang, zhao) = table.players[0], table.players
     match_id = table.match.pk
@@ -247,7 +247,7 @@ def rooms_shown(page: str) -> list[str]:
 
 
 def test_my_results_pages_through_every_match_with_its_hands(db: None) -> None:
-    club, players, *_ = make_club()
+    club, players = factories.players_club()
     codes = add_matches(club, players, 25)
     client = client_for(players[0])
 
@@ -281,7 +281,7 @@ def test_my_results_pages_through_every_match_with_its_hands(db: None) -> None:
 
 
 def test_my_results_makes_as_many_queries_for_25_matches_as_for_5(db: None) -> None:
-    club, players, *_ = make_club()
+    club, players = factories.players_club()
     client = client_for(players[0])
 
     def page_queries() -> tuple[int, str]:

@@ -13,8 +13,7 @@ from apps.accounts.models import User
 from apps.ledgers.models import LedgerEntry
 from apps.ledgers.replay import replay_share_token
 from apps.matches.models import Hand, Match
-
-from .playing import Table
+from tests.support.factories import Table
 
 pytestmark = pytest.mark.django_db
 

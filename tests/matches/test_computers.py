@@ -13,7 +13,7 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.core.management import call_command
-from django.db.models import F, Sum
+from django.db.models import F
 from django.utils import timezone
 
 from apps.accounts.models import User
@@ -24,19 +24,20 @@ from apps.clubs.services.computers import room_computers_fill
 from apps.ledgers.models import HandResult, LedgerEntry, MatchResult
 from apps.ledgers.selectors import LedgerFilters, ledger_access, member_totals
 from apps.matches import computer, selectors, services, state
-from apps.matches.change import auto_play_delay
 from apps.matches.consumers import TableConsumer
 from apps.matches.models import Match, MatchEvent, MatchPlayer
+from apps.matches.pacing import auto_play_delay
 from apps.matches.protocol import MatchError
 from majiang import Action
 from majiang.advisor import choose as advisor_choose
 from majiang.advisor import shanten_counts, unseen_counts
 from majiang.analysis import waits
 from majiang.tiles import counts_of, parse_tile
+from tests.support.factories import table_settings
 from tests.support.rounds import round_now
 from tests.support.start import first_hand_contribute
+from tests.support.ws import connect_as
 
-from .conftest import connect_as, table_settings
 from .driving import choose
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
@@ -128,7 +129,7 @@ def _check_hints(frame: dict[str, Any]) -> None:
         assert hint["shanten"] == shanten_counts(counts, melds)
         if hint["shanten"] == 0:
             assert hint["tiles"] == [[t.code, unseen[t]] for t in waits(counts, melds=melds)]
-            assert hint["text"] == f"打这张听 {hint['kinds']} 张，剩 {hint['left']} 张"
+            assert hint["text"] == f"打这张听 {hint['kinds']} 种，剩 {hint['left']} 张"
 
 
 @pytest.mark.asyncio
@@ -151,7 +152,10 @@ async def test_a_room_with_computer_seats_plays_its_match_to_the_end_with_a_clea
     await comm.disconnect()
     assert last["table"]["stage"] == "over"
     names = {p["seat"]: (p["name"], p["computer"]) for p in last["table"]["players"]}
-    assert names == {0: ("张三", False), 1: ("电脑", True), 2: ("电脑", True), 3: ("电脑", True)}
+    # Each computer seat has its own name, its level beside it; the table says 不记账.
+    assert names == {0: ("张三", False), 1: ("电脑·小梅（标准）", True),
+                     2: ("电脑·阿竹（标准）", True), 3: ("电脑·小兰（标准）", True)}
+    assert last["table"]["booked"] is False
     await database_sync_to_async(_check_booked)(match_id, owner, member)
 
 
@@ -167,21 +171,19 @@ def _check_booked(match_id: int, owner: User, member: User) -> None:
     for entry in MatchEvent.objects.filter(match=match, kind="action", seat__in=[1, 2, 3]):
         assert entry.payload["timeout"] is True
         assert not any(e.get("type") == "timeout" for e in entry.payload["events"])
-    # Zero-sum, per hand and per match, with the computer accounts booked like any seat.
+    # Settled at the table, zero-sum per hand and per match; booked nowhere: nobody can pay
+    # a computer, nor be paid by one (Match.booked).
     for hand in match.hands.all():
-        assert HandResult.objects.filter(hand=hand).aggregate(s=Sum("points"))["s"] == 0
-    results = {r.seat: r for r in MatchResult.objects.filter(match=match)}
-    assert sum(r.points for r in results.values()) == 0
-    assert [results[s].user_id for s in range(4)] == [owner.pk] + [u.pk for u in computers]
-    assert list(match.totals) == [results[s].points for s in range(4)]
+        assert hand.settlement is not None and sum(hand.settlement["totals"]) == 0
+    assert sum(match.totals) == 0
+    assert not LedgerEntry.objects.filter(match=match).exists()
+    assert not HandResult.objects.filter(match=match).exists()
+    assert not MatchResult.objects.filter(match=match).exists()
     out = io.StringIO()
     call_command("ledger_verify", stdout=out)
     assert "不" not in out.getvalue() and "缺" not in out.getvalue(), out.getvalue()
-    # The members' figures leave the computer accounts out; the owner's are there.
     access = ledger_access(club_id=match.club_id, user=owner)
-    rows = member_totals(access=access, filters=LedgerFilters())
-    assert [r["user_id"] for r in rows] == [owner.pk]
-    assert rows[0]["points"] == results[0].points
+    assert member_totals(access=access, filters=LedgerFilters()) == []
 
 
 def test_a_practice_room_seats_three_computers_and_books_nothing() -> None:
@@ -275,9 +277,8 @@ def test_a_member_takes_a_computer_seat_in_the_lobby_and_between_hands() -> None
     assert RoomSeat.objects.get(room=room, seat=2).user == member
     match.refresh_from_db()
     assert 2 not in match.ready_seats
-    # The first hand stays booked to the computer account, the member books from now on.
-    first = HandResult.objects.get(match=match, seat=2)
-    assert User.objects.get(pk=first.user_id).is_computer
+    # A match with a computer seat is booked nowhere, before the member sat and after.
+    assert not HandResult.objects.filter(match=match).exists()
 
 
 def test_a_computer_pause_is_human_like_and_fixed_by_the_match_version_and_seat() -> None:

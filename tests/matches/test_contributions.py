@@ -22,9 +22,10 @@ from apps.matches.models import Hand, Match, MatchEvent
 from apps.matches.protocol import MatchError
 from majiang import Round, get_variant
 from majiang.wall import wall_seed
-from tests.ledgers.playing import play_hand
+from tests.support.factories import Table
+from tests.support.play import play_hand, random_policy
+from tests.support.ws import connect_as
 
-from .conftest import Table, connect_as
 from .test_table_consumer import recv
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -100,7 +101,7 @@ def test_contributions_are_taken_once_between_hands_and_make_the_wall(make_table
              "contribution_late")
     _refused(table, 0, {"type": "contribute", "hand": 2, "value": _value(0)}, "not_committed")
 
-    play_hand(match.pk, random.Random(3))
+    play_hand(match, random_policy(random.Random(3)))
     match = table.match
     assert match.stage == Match.Stage.BETWEEN
     upcoming = match.next_hand
@@ -150,7 +151,7 @@ def test_contributions_are_taken_once_between_hands_and_make_the_wall(make_table
                           seed=hand2.seed)
     assert alone.wall.tiles != dealt.wall.tiles
 
-    play_hand(match.pk, random.Random(4))
+    play_hand(match, random_policy(random.Random(4)))
     hand2.refresh_from_db()
     assert hand2.record is not None and hand2.record["seed"] == hand2.wall_seed
     reveal = [e for e in _events(match, "reveal") if e["hand"] == 2]
@@ -162,7 +163,7 @@ def test_contributions_are_taken_once_between_hands_and_make_the_wall(make_table
 async def test_a_contribution_over_the_socket_reaches_the_table(make_table: Any) -> None:
     table = await database_sync_to_async(make_table)()
     match = await database_sync_to_async(lambda: table.match)()
-    await database_sync_to_async(play_hand)(match.pk, random.Random(5))
+    await database_sync_to_async(play_hand)(match, random_policy(random.Random(5)))
     comms = [connect_as(table.users[0], table.room.code), connect_as(table.spectator,
                                                                      table.room.code)]
     snapshots = []

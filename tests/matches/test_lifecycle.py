@@ -4,31 +4,28 @@ connecting before the match starts."""
 from __future__ import annotations
 
 import time
-from datetime import timedelta
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
-from django.utils import timezone
 
 from apps.clubs.models import Room
 from apps.clubs.routing import websocket_urlpatterns as lobby_urlpatterns
 from apps.clubs.services.rooms import room_ready_set
-from apps.matches import services
-from apps.matches.frames import epoch_ms
+from apps.matches import pacing, services
 from apps.matches.models import Match, MatchEvent
 from apps.matches.protocol import MatchError
 from apps.matches.selectors import table_snapshot
 from majiang import get_variant
 from majiang.match import Match as RulesMatch
 from majiang.record import replay
-from tests.support.processes import ServerProcess
+from tests.support.clock import later
+from tests.support.factories import Table
+from tests.support.ws import InjectUser, connect_as
 
-from .conftest import Table, _InjectUser, connect_as
 from .driving import choose
-from .test_timers import hurry, wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -102,15 +99,14 @@ def test_one_refusal_fails_the_vote(make_table: Any) -> None:
         act(table, 3, type="dissolve_vote", agree=True)
 
 
-def test_an_unanswered_vote_expires_by_timer(make_table: Any, celery_worker: ServerProcess) -> None:
+def test_an_unanswered_vote_expires_by_timer(make_table: Any, clock: Any) -> None:
     table = make_table()
     act(table, 0, type="dissolve_propose")
     match = table.match
-    soon = timezone.now() + timedelta(seconds=0.3)
-    match.dissolve_vote = {**match.dissolve_vote, "deadline": epoch_ms(soon)}
-    match.timer_due = soon
-    match.save(update_fields=["dissolve_vote", "timer_due"])
-    wait_until(lambda: Match.objects.get(pk=match.pk).dissolve_vote is None)
+    later(clock, pacing.DISSOLVE_VOTE_SECONDS - 1)
+    assert Match.objects.get(pk=match.pk).dissolve_vote is not None
+    later(clock, 1)
+    assert Match.objects.get(pk=match.pk).dissolve_vote is None
     failed = MatchEvent.objects.get(match=match, seq=match.version + 1).payload["events"]
     assert failed[0] == {"public": {"type": "dissolve_failed", "reason": "expired"}}
     assert failed[1]["public"]["type"] == "clock_resumed"
@@ -133,16 +129,14 @@ def test_ready_next_deals_when_everyone_is_ready(make_table: Any) -> None:
     assert match.hands.count() == 2
 
 
-def test_the_next_hand_is_dealt_anyway_after_the_delay(
-    make_table: Any, celery_worker: ServerProcess
-) -> None:
+def test_the_next_hand_is_dealt_anyway_after_the_delay(make_table: Any, clock: Any) -> None:
     table = make_table()
     play_hand(table)
     act(table, 1, type="ready_next")
-    match = table.match
-    assert match.deadline - match.changed_at <= timedelta(seconds=15)
-    hurry(match.pk)
-    wait_until(lambda: Match.objects.get(pk=match.pk).stage == Match.Stage.HAND)
+    later(clock, pacing.NEXT_HAND_SECONDS - 1)
+    assert Match.objects.get(pk=table.match.pk).stage == Match.Stage.BETWEEN
+    later(clock, 1)
+    assert Match.objects.get(pk=table.match.pk).stage == Match.Stage.HAND
     assert table.match.hands.count() == 2
 
 
@@ -182,7 +176,7 @@ async def test_connecting_before_the_match_starts(make_table: Any) -> None:
     await player.send_json_to({"type": "discard", "tile": "1m", "v": 0})
     assert (await player.receive_json_from(5))["code"] == "no_match"
     lobby = WebsocketCommunicator(
-        _InjectUser(URLRouter(lobby_urlpatterns), table.users[0]),
+        InjectUser(URLRouter(lobby_urlpatterns), table.users[0]),
         f"/ws/rooms/{table.room.code}/lobby/",
     )
     assert (await lobby.connect())[0]

@@ -11,8 +11,9 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from apps.matches import presence
+from apps.matches.pacing import PRESENCE_TTL_SECONDS
+from tests.support.ws import connect_as
 
-from .conftest import connect_as
 from .driving import choose
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
@@ -95,11 +96,11 @@ def test_a_dead_process_connection_expires() -> None:
         assert presence.presence_join(match_id, 0, "dead", now=start)
         assert presence.presence_join(match_id, 1, "alive", now=start)
         assert not presence.presence_join(match_id, 1, "alive-2", now=start)
-        later = start + presence.TTL_SECONDS - 1
+        later = start + PRESENCE_TTL_SECONDS - 1
         assert not presence.presence_heartbeat(match_id, 1, "alive", [0, 1], now=later)
         assert not presence.presence_heartbeat(match_id, 1, "alive-2", [0, 1], now=later)
         assert presence.seats_connected(match_id, [0, 1], now=later) == {0: True, 1: True}
-        expired = start + presence.TTL_SECONDS + 1
+        expired = start + PRESENCE_TTL_SECONDS + 1
         assert presence.seats_connected(match_id, [0, 1], now=expired) == {0: False, 1: True}
         assert presence.presence_heartbeat(match_id, 1, "alive", [0, 1], now=expired)
         assert not presence.presence_heartbeat(match_id, 1, "alive", [0, 1], now=expired)

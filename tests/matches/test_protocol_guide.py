@@ -16,8 +16,9 @@ from apps.matches import services
 from apps.matches.consumers import TableConsumer
 from apps.matches.models import Match, MatchEvent
 from apps.matches.selectors import table_snapshot
+from tests.support.factories import Table
+from tests.support.ws import connect_as
 
-from .conftest import Table, connect_as
 from .driving import choose
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]

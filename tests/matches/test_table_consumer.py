@@ -18,8 +18,9 @@ from apps.matches.models import Hand, Match, MatchEvent
 from majiang import VARIANTS
 from majiang.record import replay
 from majiang.wall import wall_seed
+from tests.support.factories import Table
+from tests.support.ws import connect_as
 
-from .conftest import Table, connect_as
 from .driving import assert_nothing_hidden, choose
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]

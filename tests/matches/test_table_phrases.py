@@ -10,8 +10,8 @@ import pytest
 from channels.db import database_sync_to_async
 
 from apps.matches.models import Match
-
-from .conftest import Table, connect_as
+from tests.support.factories import Table
+from tests.support.ws import connect_as
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

@@ -1,55 +1,19 @@
-"""Decision timers, run by a real Celery worker subprocess and its beat (not eager mode)."""
+"""Decision timers: the sweep acts on what is due, on a clock the tests move."""
 
 from __future__ import annotations
 
-import time
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.utils import timezone
 
-from apps.matches import services
+from apps.matches import pacing, services
 from apps.matches.models import Match, MatchEvent, MatchPlayer
-from tests.support.processes import ServerProcess
+from tests.support.clock import when_due
 from tests.support.rounds import round_now
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def hurry(match_id: int, last_version: int | None = None, spare_seat: int | None = None) -> int:
-    """Bring the current decision's deadline forward to 0.3 s from now (once per version).
-
-    ``turn_seconds`` cannot go below 5, so the tests shorten each deadline instead, and
-    its due moment with it, for the beat's next sweep to find.
-    """
-    match = Match.objects.get(pk=match_id)
-    if match.version == last_version or match.deadline is None:
-        return match.version
-    if spare_seat is not None and spare_seat in round_now(match).pending():
-        return match.version
-    soon = timezone.now() + timedelta(seconds=0.3)
-    if match.deadline > soon:
-        Match.objects.filter(pk=match_id, version=match.version).update(
-            deadline=soon, timer_due=soon)
-    return match.version
-
-
-def wait_until(
-    check: Any, timeout: float = 15, hurry_match: int | None = None,
-    spare_seat: int | None = None,
-) -> Any:
-    """Poll ``check()`` until it returns something truthy (hurrying a match's timers)."""
-    end = time.monotonic() + timeout
-    version = None
-    while time.monotonic() < end:
-        if hurry_match is not None:
-            version = hurry(hurry_match, version, spare_seat)
-        result = check()
-        if result:
-            return result
-        time.sleep(0.05)
-    raise AssertionError("condition not reached in time")
 
 
 def timeout_entries(match: Match) -> list[MatchEvent]:
@@ -59,9 +23,7 @@ def timeout_entries(match: Match) -> list[MatchEvent]:
     ]
 
 
-def test_a_timeout_discards_the_rightmost_tile(
-    make_table: Any, celery_worker: ServerProcess
-) -> None:
+def test_a_timeout_discards_the_rightmost_tile(make_table: Any, clock: Any) -> None:
     table = make_table()
     match = table.match
     dealer = match.hands.get().dealer
@@ -69,8 +31,8 @@ def test_a_timeout_discards_the_rightmost_tile(
 
     me = table_snapshot(match.pk, dealer)["observation"]["me"]
     rightmost = me["drawn"] or me["hand"][-1]
-    hurry(match.pk)
-    entry = wait_until(lambda: timeout_entries(match))[0]
+    when_due(clock, match)  # the turn's deadline passes: the sweep plays the timeout action
+    entry = timeout_entries(match)[0]
     assert entry.seat == dealer
     assert entry.payload["action"] == {"seat": dealer, "type": "discard", "tile": rightmost}
     assert MatchPlayer.objects.get(match=match, seat=dealer).consecutive_timeouts == 1
@@ -140,14 +102,17 @@ def test_a_match_whose_row_a_move_holds_is_left_to_that_move(make_table: Any) ->
 
 
 def test_two_timeouts_enter_auto_play_and_a_player_action_ends_it(
-    make_table: Any, celery_worker: ServerProcess
+    make_table: Any, clock: Any
 ) -> None:
     table = make_table(auto_play_after=2)
     match = table.match
-    player = wait_until(
-        lambda: MatchPlayer.objects.filter(match=match, auto_play=True).first(),
-        timeout=20, hurry_match=match.pk,
-    )
+    player = None
+    for _ in range(40):  # nobody moves: every deadline passes
+        when_due(clock, match)
+        player = MatchPlayer.objects.filter(match=match, auto_play=True).first()
+        if player is not None:
+            break
+    assert player is not None, "two timeouts did not put a seat in 托管"
     entries = timeout_entries(match)
     own = [e for e in entries if e.seat == player.seat]
     switched = [
@@ -161,12 +126,18 @@ def test_two_timeouts_enter_auto_play_and_a_player_action_ends_it(
     assert switched and switched[0] >= 1, own
     # In 托管 the seat acts after the short delay, not the full 15 s timer.
     seen = len(entries)
-    auto_move = wait_until(
-        lambda: next((e for e in timeout_entries(match)[seen:] if e.seat == player.seat), None),
-        timeout=30, hurry_match=match.pk, spare_seat=player.seat,
-    )
+    auto_move = None
+    for _ in range(40):
+        when_due(clock, match)
+        auto_move = next((e for e in timeout_entries(match)[seen:] if e.seat == player.seat),
+                         None)
+        if auto_move is not None:
+            break
+    assert auto_move is not None
     before = MatchEvent.objects.get(match=match, seq=auto_move.seq - 1)
-    assert (auto_move.created_at - before.created_at).total_seconds() < 2.5
+    # The sweep runs a millisecond past the due moment (tests.support.clock.when_due).
+    assert auto_move.created_at - before.created_at <= pacing.AUTO_PLAY_DELAY + timedelta(
+        milliseconds=1)
     services.match_act(match_id=match.pk, user_id=table.users[player.seat].pk,
                        payload={"type": "resume"})
     player.refresh_from_db()

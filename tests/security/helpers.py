@@ -1,109 +1,25 @@
-"""Shared helpers of the security tests: tables, WebSocket connections, leak checks.
-
-Deliberately independent of ``tests/matches`` (whose fixtures are still changing): a table
-here is built straight from the models and started with ``services.match_start``.
-"""
+"""Shared helpers of the security tests: tables (the factories'), WebSocket connections,
+leak checks."""
 
 from __future__ import annotations
 
 import json
-import uuid
-from dataclasses import dataclass
 from typing import Any
 
-from channels.routing import URLRouter
-from channels.testing import WebsocketCommunicator
-
-from apps.accounts.models import User
-from apps.clubs.models import Club, Membership, Room, RoomSeat
 from apps.matches import state
 from apps.matches.models import Hand, Match
-from apps.matches.routing import websocket_urlpatterns
-from majiang import get_variant
-from tests.support.start import match_start_dealt
+from tests.support import factories
+from tests.support.factories import Table
 
 TIMEOUT = 10
 
 
-@dataclass
-class Table:
-    """A started room: four seated players, a spectator member, an outsider, and a
-    second club (with its own owner and room) for cross-club (IDOR) checks."""
-
-    room: Room
-    users: list[User]
-    spectator: User
-    outsider: User
-    other_owner: User
-    other_room: Room
-
-    @property
-    def match(self) -> Match:
-        """The room's match, fresh from the database."""
-        return Match.objects.get(room=self.room)
-
-
-def table_settings(variant_id: str, **overrides: Any) -> dict[str, Any]:
-    """A variant's complete settings: 4 players, the fewest hands, no 报叫 pause (H3: the
-    phase still opens at every deal; tests of the pause set it), then ``overrides``."""
-    schema = get_variant(variant_id).schema
-    values = {"players": 4, "hands_per_match": min(schema["hands_per_match"].choices)}
-    if "declare_pause_ms" in schema.names:
-        values["declare_pause_ms"] = 0
-    values.update(overrides)
-    return dict(schema.validate(values))
-
-
-def _club(tag: str, owner: User) -> Club:
-    club = Club.objects.create(name=f"圈{tag}", invite_code=f"S{tag}"[:12])
-    Membership.objects.create(club=club, user=owner, role=Membership.Role.OWNER)
-    return club
-
-
-def build_table(
-    variant: str = "duyun", *, allow_spectators: bool = True, start: bool = True,
-    **overrides: Any,
-) -> Table:
-    """A club with four seated, ready players (match started unless ``start`` is False)."""
-    tag = uuid.uuid4().hex[:8]
-    users = [User.objects.create_user(f"p{i}_{tag}", display_name=f"玩家{i}") for i in range(4)]
-    spectator = User.objects.create_user(f"s_{tag}")
-    outsider = User.objects.create_user(f"o_{tag}")
-    other_owner = User.objects.create_user(f"x_{tag}")
-    club = _club(tag, users[0])
-    for user in [*users[1:], spectator]:
-        Membership.objects.create(club=club, user=user, role=Membership.Role.MEMBER)
-    settings = table_settings(variant, **overrides)
-    room = Room.objects.create(
-        club=club, code=tag[:6], variant=variant, settings=settings, created_by=users[0],
-        allow_spectators=allow_spectators,
-    )
-    for seat, user in enumerate(users):
-        RoomSeat.objects.create(room=room, seat=seat, user=user, ready=True)
-    other_club = _club(uuid.uuid4().hex[:8], other_owner)
-    other_room = Room.objects.create(
-        club=other_club, code=uuid.uuid4().hex[:6], variant=variant, settings=settings,
-        created_by=other_owner,
-    )
-    if start:
-        match_start_dealt(room)
-    return Table(room, users, spectator, outsider, other_owner, other_room)
-
-
-class InjectUser:
-    """ASGI wrapper standing in for AuthMiddlewareStack: puts a given user in the scope."""
-
-    def __init__(self, inner: Any, user: Any) -> None:
-        self.inner, self.user = inner, user
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
-        return await self.inner({**scope, "user": self.user}, receive, send)
-
-
-def connect_as(user: Any, code: str, query: str = "") -> WebsocketCommunicator:
-    """A communicator for the table endpoint, authenticated as ``user``."""
-    path = f"/ws/rooms/{code}/" + (f"?{query}" if query else "")
-    return WebsocketCommunicator(InjectUser(URLRouter(websocket_urlpatterns), user), path)
+def build_table(variant: str = "duyun", **options: Any) -> Table:
+    """A club with four seated, ready players (match started unless ``start`` is False), a
+    spectator member, an outsider and a second club (:func:`tests.support.factories.table`)."""
+    if not options.get("start", True):
+        options.setdefault("ready", True)
+    return factories.table(variant, **options)
 
 
 # --------------------------------------------------------------------------- leak checks

@@ -13,8 +13,9 @@ from apps.accounts.models import User
 from apps.clubs.routing import websocket_urlpatterns as lobby_urls
 from apps.clubs.services import members
 from tests.support.api import client_error
+from tests.support.ws import InjectUser, connect_as
 
-from .helpers import TIMEOUT, InjectUser, build_table, connect_as
+from .helpers import TIMEOUT, build_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

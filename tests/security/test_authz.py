@@ -13,8 +13,9 @@ from apps.clubs.errors import ActionForbidden, ClubNotFound
 from apps.clubs.models import Membership
 from apps.clubs.services import clubs as club_services
 from apps.matches.models import MatchEvent
+from tests.support.ws import connect_as
 
-from .helpers import TIMEOUT, build_table, connect_as
+from .helpers import TIMEOUT, build_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

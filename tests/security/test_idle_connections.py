@@ -13,7 +13,9 @@ import asyncio
 import pytest
 from channels.db import database_sync_to_async
 
-from .helpers import TIMEOUT, build_table, connect_as
+from tests.support.ws import connect_as
+
+from .helpers import TIMEOUT, build_table
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

@@ -30,9 +30,10 @@ from hypothesis import strategies as st
 from apps.matches import lifecycle
 from apps.matches.consumers import TableConsumer
 from apps.matches.models import Hand, Match, MatchEvent
+from tests.support.ws import connect_as
 
 from . import cases
-from .helpers import TIMEOUT, Table, build_table, connect_as, leaks_in, truth_at
+from .helpers import TIMEOUT, Table, build_table, leaks_in, truth_at
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

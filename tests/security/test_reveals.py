@@ -23,8 +23,9 @@ from apps.matches.models import Match
 from majiang import get_variant
 from majiang.tiles import Tile, parse_tiles
 from majiang.wall import full_set
+from tests.support.ws import connect_as
 
-from .helpers import TIMEOUT, Table, build_table, connect_as
+from .helpers import TIMEOUT, Table, build_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -128,7 +129,7 @@ def fixed_wall() -> Iterator[list[list[Tile]]]:
 
 
 async def _discard_and_pause(
-    walls: list[list[Tile]], seat2: str, pause_ms: int
+    walls: list[list[Tile]], seat2: str, pause_ms: int, clock: Any
 ) -> tuple[Watchers, bool, dict[str, list[dict[str, Any]]]]:
     """Deal ``seat2``'s wall, let the dealer discard 9p and seat 2 pass any choice, then
     end the pause; return the watchers, whether seat 2 had a choice, and what arrived
@@ -146,19 +147,18 @@ async def _discard_and_pause(
         during = await watchers.drain()
     fired = await database_sync_to_async(services.match_timers_fire)()
     assert fired == 0, "the pause must not end early (H4)"
-    await asyncio.sleep(pause_ms / 1000 + 0.1)
+    clock.shift(pause_ms / 1000)  # the pause has lasted its time
     assert await database_sync_to_async(services.match_timers_fire)() == 1
     await watchers.drain()
     return watchers, had_choice, during
 
 
 def test_H4_H2_third_seats_see_the_same_whatever_seat_2_holds(
-    fixed_wall: list[list[Tile]],
+    fixed_wall: list[list[Tile]], clock: Any,
 ) -> None:
     async def run() -> None:
-        # The longest pause allowed (H4): the moves and drains before it ends need time.
-        pair, had_pair, during = await _discard_and_pause(fixed_wall, SEAT2_PAIR, 3000)
-        none, had_none, _ = await _discard_and_pause(fixed_wall, SEAT2_NONE, 3000)
+        pair, had_pair, during = await _discard_and_pause(fixed_wall, SEAT2_PAIR, 3000, clock)
+        none, had_none, _ = await _discard_and_pause(fixed_wall, SEAT2_NONE, 3000, clock)
         try:
             assert had_pair and not had_none  # the deals differ in what seat 2 may do
             # H2: seat 2's pass while the window stays open reaches seat 2 alone.

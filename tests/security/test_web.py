@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.test import Client
@@ -114,6 +115,7 @@ def test_admin_is_staff_only() -> None:
 
 
 @pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
 async def test_websocket_origin_is_checked() -> None:
     from config.asgi import application
     comm = WebsocketCommunicator(application, "/ws/ping/",
@@ -122,9 +124,12 @@ async def test_websocket_origin_is_checked() -> None:
     connected, _ = await comm.connect(5)
     assert not connected
     await comm.disconnect()  # the browser side closes too: the refused consumer ends now
+    client = Client()
+    await sync_to_async(client.force_login)(await sync_to_async(User.objects.create_user)("o"))
+    cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
     comm = WebsocketCommunicator(application, "/ws/ping/",
                                  headers=[(b"origin", b"http://localhost"),
-                                          (b"host", b"localhost")])
+                                          (b"host", b"localhost"), (b"cookie", cookie.encode())])
     connected, _ = await comm.connect(5)
     assert connected
     await comm.disconnect()

@@ -14,9 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from apps.matches.models import Match
+from tests.support.ws import connect_as
 
 from . import cases
-from .helpers import TIMEOUT, build_table, connect_as
+from .helpers import TIMEOUT, build_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

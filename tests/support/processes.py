@@ -16,6 +16,7 @@ Typical use (inside a ``transactional_db`` test, after the ``redis_url`` fixture
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -23,6 +24,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
@@ -207,5 +209,39 @@ def start_celery_worker(
          "--without-heartbeat"],
         {**env, "CELERY_QUEUE": queue},
         lambda p: p.seen("ready."),
+    )
+    return process.start(timeout)
+
+
+QUICK_PACE = {"MATCH_SWEEP_SECONDS": "0.2", "MATCH_COMPUTER_PAUSE_MS": "50,150"}
+"""Servers that tests start sweep five times a second and play computer seats after 50–150 ms
+(players get one sweep a second and 0.8–1.5 s): a practice hand then takes seconds, not a
+minute and a half. Turn deadlines and every other duration are the players' own."""
+
+
+def healthy(port: int) -> bool:
+    """Whether the platform on ``port`` answers ``/healthz`` with ``{"ok": true}``."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as response:
+            return bool(json.load(response) == {"ok": True})
+    except OSError:
+        return False
+
+
+def start_serve(
+    env: dict[str, str], redis_dir: Path, *, timeout: float = 120
+) -> ServerProcess:
+    """``manage.py serve`` (daphne, a Celery worker with its beat, an embedded Redis kept in
+    ``redis_dir``) with ``env`` (its ``DATABASE_URL`` included; ``REDIS_URL`` is dropped) on
+    a free port, at :data:`QUICK_PACE`; ready once ``/healthz`` answers. Its children run in
+    sessions of their own: stop it as a user does (:meth:`ServerProcess.stop`, SIGTERM)."""
+    port = free_port()
+    env = {k: v for k, v in env.items() if k != "REDIS_URL"} | QUICK_PACE
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    process = ServerProcess(
+        f"serve:{port}",
+        [sys.executable, "manage.py", "serve", "--port", str(port), "--redis-dir",
+         str(redis_dir)],
+        env, lambda p: healthy(port), port=port,
     )
     return process.start(timeout)

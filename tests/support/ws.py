@@ -1,8 +1,7 @@
-"""A WebSocket client for the table endpoint of a real server (daphne), using ``websockets``.
-
-Logs in by creating a session in the test database and sending its cookie with an allowed
-``Origin``. Keeps every versioned frame it receives so tests can check ordering.
-"""
+"""Clients of the table endpoint: :class:`TableClient` on a real server (daphne), using
+``websockets`` (logs in by creating a session in the test database and sending its cookie
+with an allowed ``Origin``; keeps every versioned frame it receives so tests can check
+ordering), and :func:`connect_as`, Channels' in-process communicator."""
 
 from __future__ import annotations
 
@@ -10,9 +9,13 @@ import asyncio
 import json
 from typing import Any
 
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.test import Client
 from websockets.asyncio.client import ClientConnection, connect
+
+from apps.matches.routing import websocket_urlpatterns
 
 TIMEOUT = 15.0
 
@@ -84,3 +87,19 @@ class TableClient:
         if self.ws is not None:
             await self.ws.close()
             self.ws = None
+
+
+class InjectUser:
+    """ASGI wrapper standing in for AuthMiddlewareStack: puts a given user in the scope."""
+
+    def __init__(self, inner: Any, user: Any) -> None:
+        self.inner, self.user = inner, user
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+        return await self.inner({**scope, "user": self.user}, receive, send)
+
+
+def connect_as(user: Any, code: str, query: str = "") -> WebsocketCommunicator:
+    """An in-process communicator for the table endpoint, authenticated as ``user``."""
+    path = f"/ws/rooms/{code}/" + (f"?{query}" if query else "")
+    return WebsocketCommunicator(InjectUser(URLRouter(websocket_urlpatterns), user), path)

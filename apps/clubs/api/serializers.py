@@ -7,6 +7,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from apps.accounts.models import ComputerLevel
 from apps.core.api_fields import TextField
 from apps.core.query import QueryInput
 from majiang.variants import player_variants
@@ -23,6 +24,22 @@ MAX_ID = 2**31 - 1
 PLAYER_VARIANTS = [(variant.id, variant.name) for variant in player_variants()]
 """The variants a request may name (never an engine-test one)."""
 ONE_OF_CLUB = "请填写圈号或邀请码"
+LEVEL_HELP = (
+    "电脑补位的电脑水平：easy（简单：只求胡牌，偶尔失误）或 standard（标准：按出牌建议打）；"
+    "电脑的名字后标明，如“电脑·小梅（标准）”"
+)
+BOTS_HELP = (
+    "允许机器人（只有圈主可改）：机器人账号可以入圈、入座，有机器人的对局照常记账；"
+    "不允许时机器人不能入圈入座，有机器人的对局不记账"
+)
+
+
+def level_choice(**kw: Any) -> serializers.ChoiceField:
+    kw.setdefault("help_text", LEVEL_HELP)
+    return serializers.ChoiceField(
+        choices=ComputerLevel.choices,
+        error_messages={"invalid_choice": "电脑水平应为 easy（简单）或 standard（标准）"}, **kw,
+    )
 
 
 def variant_choice(**kw: Any) -> serializers.ChoiceField:
@@ -48,6 +65,7 @@ class ClubOutput(serializers.ModelSerializer[Club]):
             "member_count",
             "is_open",
             "members_can_open_rooms",
+            "bots_allowed",
             "invite_code",
             "my_role",
             "created_at",
@@ -88,6 +106,7 @@ class ClubUpdateInput(serializers.Serializer[None]):
     member_cap = member_cap_field(required=False)
     is_open = serializers.BooleanField(required=False)
     members_can_open_rooms = serializers.BooleanField(required=False)
+    bots_allowed = serializers.BooleanField(required=False, help_text=BOTS_HELP)
 
 
 class ClubLookupInput(serializers.Serializer[None]):
@@ -168,6 +187,12 @@ class JoinRequestOutput(serializers.ModelSerializer[JoinRequest]):
         )
 
 
+COMPUTERS_FILL_HELP = (
+    "快速开房时电脑补满：开房的人坐东位，其余座位立即由电脑坐满（有电脑的对局照常结算，"
+    "但不记入亲友圈账本）"
+)
+
+
 class TemplateOutput(serializers.ModelSerializer[RuleTemplate]):
     variant_name = serializers.SerializerMethodField()
     settings = VariantSettingsField(help_text="该玩法的全部规则设置（见 /api/variants/）")
@@ -180,8 +205,16 @@ class TemplateOutput(serializers.ModelSerializer[RuleTemplate]):
             "variant",
             "variant_name",
             "settings",
+            "allow_computers",
+            "computers_fill",
+            "computer_level",
             "updated_at",
         )
+        extra_kwargs = {  # noqa: RUF012  (DRF reads a dict)
+            "allow_computers": {"help_text": "从这个模板开的房间允许电脑补位"},
+            "computers_fill": {"help_text": COMPUTERS_FILL_HELP},
+            "computer_level": {"help_text": LEVEL_HELP},
+        }
 
     def get_variant_name(self, template: RuleTemplate) -> str:
         return variant_name(template.variant)
@@ -194,12 +227,24 @@ class TemplateCreateInput(serializers.Serializer[None]):
     name = TextField(max_length=template_rules.NAME_MAX)
     variant = variant_choice()
     settings = VariantSettingsInputField(required=False, default=dict, help_text=SETTINGS_HELP)
+    allow_computers = serializers.BooleanField(
+        required=False, default=False, help_text="从这个模板开的房间允许电脑补位"
+    )
+    computers_fill = serializers.BooleanField(
+        required=False, default=False, help_text=COMPUTERS_FILL_HELP
+    )
+    computer_level = level_choice(required=False, default=ComputerLevel.STANDARD)
 
 
 class TemplateUpdateInput(serializers.Serializer[None]):
     name = TextField(max_length=template_rules.NAME_MAX, required=False)
     variant = variant_choice(required=False)
     settings = VariantSettingsInputField(required=False, help_text=SETTINGS_HELP)
+    allow_computers = serializers.BooleanField(
+        required=False, help_text="从这个模板开的房间允许电脑补位"
+    )
+    computers_fill = serializers.BooleanField(required=False, help_text=COMPUTERS_FILL_HELP)
+    computer_level = level_choice(required=False)
 
 
 class SeatOutput(serializers.Serializer[dict[str, Any]]):
@@ -210,7 +255,9 @@ class SeatOutput(serializers.Serializer[dict[str, Any]]):
     color = serializers.CharField(help_text="头像颜色（#rrggbb）")
     ready = serializers.BooleanField()
     online = serializers.BooleanField()
-    computer = serializers.BooleanField(help_text="电脑补位")
+    computer = serializers.BooleanField(
+        help_text="电脑补位（名字如“电脑·小梅（标准）”：每个电脑座位名字不同，括号里是水平）"
+    )
 
 
 class LobbyOutput(serializers.Serializer[dict[str, Any]]):
@@ -228,8 +275,12 @@ class LobbyOutput(serializers.Serializer[dict[str, Any]]):
     hands_per_match = serializers.IntegerField()
     base_stake = serializers.IntegerField()
     allow_spectators = serializers.BooleanField()
-    allow_computers = serializers.BooleanField()
+    allow_computers = serializers.BooleanField(
+        help_text="允许电脑补位；有电脑参加的对局照常结算，但不记入亲友圈账本（不记账）"
+    )
+    computer_level = level_choice()
     practice = serializers.BooleanField(help_text="练习房（不记账）")
+    hints = serializers.BooleanField(help_text="听牌提示")
     winds = serializers.ListField(child=serializers.CharField(), help_text="各座位的风位")
     dealer = serializers.IntegerField(
         allow_null=True, help_text="首局庄家的座位；开局时抽定则为 null"
@@ -251,6 +302,24 @@ class RoomCreateInput(serializers.Serializer[None]):
         max_length=room_rules.NAME_MAX, required=False, allow_blank=True, default=""
     )
     allow_spectators = serializers.BooleanField(required=False, default=True)
+    allow_computers = serializers.BooleanField(
+        required=False,
+        help_text="允许电脑补位：开房的人入座后可用 POST /api/rooms/<code>/computers/ 坐满空座；"
+                  "有电脑参加的对局照常结算，但不记入亲友圈账本（不记账）。"
+                  "不填：按规则模板（有 template_id 时），否则不允许",
+    )
+    computer_level = level_choice(
+        required=False, help_text=f"{LEVEL_HELP}。不填：按规则模板，否则 standard"
+    )
+    practice = serializers.BooleanField(
+        required=False, default=False,
+        help_text="练习房：开房的人坐 0 号座，其余座位立即由电脑坐满；不记账",
+    )
+    hints = serializers.BooleanField(required=False, default=True, help_text="听牌提示")
+
+
+class InviteJoinInput(serializers.Serializer[None]):
+    invite_code = TextField(max_length=32, help_text="邀请码")
 
 
 class SitInput(serializers.Serializer[None]):

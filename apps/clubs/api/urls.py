@@ -23,6 +23,7 @@ urlpatterns = [
         v.ClubJoinRequestListView.as_view(),
         name="api-club-join-requests",
     ),
+    path("clubs/join/", v.JoinByInviteView.as_view(), name="api-club-join"),
     path("join-requests/", v.JoinRequestCreateView.as_view(), name="api-join-requests"),
     path(
         "join-requests/<dbid:request_id>/",
@@ -53,6 +54,8 @@ urlpatterns = [
     path("clubs/<dbid:club_id>/rooms/", v.RoomListView.as_view(), name="api-rooms"),
     path("rooms/<str:code>/", v.RoomDetailView.as_view(), name="api-room"),
     path("rooms/<str:code>/sit/", v.RoomSitView.as_view(), name="api-room-sit"),
+    path("rooms/<str:code>/computers/", v.RoomComputersView.as_view(),
+         name="api-room-computers"),
     path("rooms/<str:code>/stand/", v.RoomStandView.as_view(), name="api-room-stand"),
     path("rooms/<str:code>/ready/", v.RoomReadyView.as_view(), name="api-room-ready"),
     path("rooms/<str:code>/close/", v.RoomCloseView.as_view(), name="api-room-close"),

@@ -11,13 +11,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.accounts.models import User
+from apps.accounts.models import ComputerLevel, User
 from apps.core.auth import AuthenticatedRequest
 
 from .. import selectors
-from ..errors import ClubNotFound
+from ..errors import ActionForbidden, ClubNotFound
 from ..models import Club, JoinRequest, Membership, Room
 from ..services import clubs as club_services
+from ..services import computers as computer_services
 from ..services import members as member_services
 from ..services import rooms as room_services
 from ..services import templates as template_services
@@ -185,7 +186,9 @@ class JoinRequestCreateView(ServiceAPIView):
     @extend_schema(
         request=s.JoinRequestInput,
         responses={201: s.JoinRequestOutput, 404: OpenApiResponse(description="没有找到该亲友圈")},
-        parameters=[LOCATION], summary="申请入圈（圈号或邀请码二选一）",
+        parameters=[LOCATION],
+        summary="申请入圈（圈号或邀请码二选一），等圈主或管理员审核",
+        description="用邀请码直接入圈（不用审核）是 POST /api/clubs/join/。",
     )
     def post(self, request: AuthenticatedRequest) -> Response:
         data = self.valid(s.JoinRequestInput, request.data)
@@ -199,6 +202,23 @@ class JoinRequestCreateView(ServiceAPIView):
         )
         return created(request, s.JoinRequestOutput(join_request).data, "api-join-request",
                        request_id=join_request.pk)
+
+
+class JoinByInviteView(ServiceAPIView):
+    @extend_schema(
+        request=s.InviteJoinInput, responses={201: s.MembershipOutput},
+        summary="用邀请码直接入圈（不用审核；机器人账号须走入圈申请，由圈主决定）",
+    )
+    def post(self, request: AuthenticatedRequest) -> Response:
+        data = self.valid(s.InviteJoinInput, request.data)
+        if request.user.is_bot:
+            raise ActionForbidden(
+                "机器人账号不能用邀请码直接入圈，请提交入圈申请，由圈主或管理员决定")
+        membership = member_services.membership_join_by_invite(
+            user=request.user, invite_code=data["invite_code"]
+        )
+        return created(request, s.MembershipOutput(membership).data, "api-club",
+                       club_id=membership.club_id)
 
 
 def _join_request(request_id: int) -> JoinRequest:
@@ -292,7 +312,7 @@ class RoomListView(ServiceAPIView):
     @extend_schema(responses=s.LobbyOutput(many=True), summary="房间列表")
     def get(self, request: AuthenticatedRequest, club_id: int) -> Response:
         rooms = selectors.room_list_open(club=self.club(club_id))
-        return Response([selectors.lobby_state(room) for room in rooms])
+        return Response([room_out(room) for room in rooms])
 
     @extend_schema(request=s.RoomCreateInput, responses={201: s.LobbyOutput},
                    parameters=[LOCATION], summary="开房间")
@@ -305,8 +325,19 @@ class RoomListView(ServiceAPIView):
             if template_id is not None
             else None
         )
+        # The computer options left out follow the template (else: none, 标准).
+        data.setdefault("allow_computers", template.allow_computers if template else False)
+        data.setdefault("computer_level",
+                        template.computer_level if template else ComputerLevel.STANDARD)
         room = room_services.room_create(club=club, actor=request.user, template=template, **data)
-        return created(request, selectors.lobby_state(room), "api-room", code=room.code)
+        return created(request, room_out(room), "api-room", code=room.code)
+
+
+def room_out(room: Room) -> dict[str, Any]:
+    """A room as the API shows it: its lobby state, its 听牌提示 setting and its computers'
+    level."""
+    return {**selectors.lobby_state(room), "hints": room.hints,
+            "computer_level": room.computer_level}
 
 
 class RoomView(ServiceAPIView):
@@ -314,7 +345,7 @@ class RoomView(ServiceAPIView):
 
     def room_state(self, code: str) -> dict[str, Any]:
         """The room's lobby state, re-read after a change."""
-        return selectors.lobby_state(self.room(code))
+        return room_out(self.room(code))
 
     def room(self, code: str) -> Room:
         """The room, if the requesting user is a member of its club (404 otherwise)."""
@@ -328,7 +359,9 @@ class RoomDetailView(RoomView):
 
 
 class RoomSitView(RoomView):
-    @extend_schema(request=s.SitInput, responses=s.LobbyOutput, summary="入座")
+    @extend_schema(request=s.SitInput, responses=s.LobbyOutput, summary="入座",
+                   description="在等待中的房间坐下；seat 不填则坐第一个空座。"
+                   "同一时间只能在一个房间入座。")
     def post(self, request: AuthenticatedRequest, code: str) -> Response:
         room = self.room(code)
         data = self.valid(s.SitInput, request.data)
@@ -336,15 +369,26 @@ class RoomSitView(RoomView):
         return Response(self.room_state(code))
 
 
+class RoomComputersView(RoomView):
+    @extend_schema(request=None, responses=s.LobbyOutput,
+                   summary="电脑补位：开房的人入座后，用平台的电脑坐满空座（电脑立即准备）")
+    def post(self, request: AuthenticatedRequest, code: str) -> Response:
+        computer_services.room_computers_fill(room=self.room(code), actor=request.user)
+        return Response(self.room_state(code))
+
+
 class RoomStandView(RoomView):
-    @extend_schema(request=None, responses=s.LobbyOutput, summary="离座")
+    @extend_schema(request=None, responses=s.LobbyOutput, summary="离座",
+                   description="对局开始前离开座位（准备状态一并取消）。")
     def post(self, request: AuthenticatedRequest, code: str) -> Response:
         room_services.room_stand(room=self.room(code), user=request.user)
         return Response(self.room_state(code))
 
 
 class RoomReadyView(RoomView):
-    @extend_schema(request=s.ReadyInput, responses=s.LobbyOutput, summary="准备/取消准备")
+    @extend_schema(request=s.ReadyInput, responses=s.LobbyOutput, summary="准备/取消准备",
+                   description="每个座位都坐了人（或电脑，电脑总是准备好的）并且都准备后，对局开始："
+                   "房间变为 playing，牌桌 WebSocket 自己发来第一局前的 snapshot。")
     def post(self, request: AuthenticatedRequest, code: str) -> Response:
         room = self.room(code)
         data = self.valid(s.ReadyInput, request.data)
@@ -353,7 +397,8 @@ class RoomReadyView(RoomView):
 
 
 class RoomCloseView(RoomView):
-    @extend_schema(request=None, responses=s.LobbyOutput, summary="解散房间")
+    @extend_schema(request=None, responses=s.LobbyOutput, summary="解散房间",
+                   description="圈主或管理员关闭一个不在对局中的房间，座位上的人都离座；已开局的对局用牌桌上的解散投票。")
     def post(self, request: AuthenticatedRequest, code: str) -> Response:
         room_services.room_close(room=self.room(code), actor=request.user)
         return Response(self.room_state(code))

@@ -78,13 +78,20 @@ def club_update(
     is_open: bool | None = None,
     members_can_open_rooms: bool | None = None,
     variants: list[str] | None = None,
+    bots_allowed: bool | None = None,
 ) -> Club:
     """Change the club's settings (owner or admin). Arguments left as None stay unchanged.
-    ``variants`` are the games the club plays: at least one of those clubs may play."""
+    ``variants`` are the games the club plays: at least one of those clubs may play.
+    ``bots_allowed`` (允许机器人: bot accounts may join, sit, and play for points) is the
+    owner's alone."""
     with transaction.atomic():
         club = Club.objects.select_for_update().get(pk=club.pk)
         require_role(club, actor, MANAGERS, "只有圈主和管理员可以修改亲友圈设置")
         changed = []
+        if bots_allowed is not None and bots_allowed != club.bots_allowed:
+            require_role(club, actor, (Membership.Role.OWNER,), "只有圈主可以决定是否允许机器人")
+            club.bots_allowed = bots_allowed
+            changed.append("bots_allowed")
         if name is not None:
             club.name = _check_name(name)
             changed.append("name")

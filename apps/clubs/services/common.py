@@ -35,6 +35,16 @@ def require_role(club: Club, user: User, roles: tuple[Role, ...], message: str) 
     return role
 
 
+BOTS_REFUSED = "这个亲友圈不允许机器人账号入圈或入座（圈主可在亲友圈设置里打开“允许机器人”）"
+
+
+def require_bots_allowed(club: Club, user: User) -> None:
+    """A bot account (``User.is_bot``) may join ``club`` and sit at its tables only if the
+    owner allows bots (``Club.bots_allowed``); otherwise :class:`ActionForbidden`."""
+    if user.is_bot and not club.bots_allowed:
+        raise ActionForbidden(BOTS_REFUSED)
+
+
 def settings_validated(variant_id: str, values: Any) -> dict[str, Any]:
     """The variant's complete settings from ``values``, or :class:`InvalidInputError`."""
     variant = VARIANTS.get(variant_id)

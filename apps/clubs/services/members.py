@@ -12,10 +12,18 @@ from django.utils.http import urlsafe_base64_encode
 from apps.accounts.models import User
 from apps.core.groups import access_changed_on_commit, user_group
 
+from ..broadcast import club_broadcast_on_commit
 from ..errors import ActionForbidden, InvalidInputError
 from ..models import Club, JoinRequest, Membership, Room
 from ..selectors import club_member_count, membership_role
-from .common import MANAGERS, NON_FIELD, Role, require_member, require_role
+from .common import (
+    MANAGERS,
+    NON_FIELD,
+    Role,
+    require_bots_allowed,
+    require_member,
+    require_role,
+)
 from .rooms import seats_release_for_leaver
 
 MESSAGE_MAX = 100
@@ -35,17 +43,20 @@ def join_request_create(
     with transaction.atomic():
         if membership_role(club, user) is not None:
             raise InvalidInputError({NON_FIELD: "你已经是该亲友圈成员"})
+        require_bots_allowed(club, user)
         if JoinRequest.objects.filter(
             club=club, user=user, status=JoinRequest.Status.PENDING
         ).exists():
             raise InvalidInputError({NON_FIELD: "你已提交过申请，请等待审核"})
         try:
             with transaction.atomic():
-                return JoinRequest.objects.create(
+                created = JoinRequest.objects.create(
                     club=club, user=user, message=message, room=room
                 )
         except IntegrityError as exc:  # a concurrent duplicate request
             raise InvalidInputError({NON_FIELD: "你已提交过申请，请等待审核"}) from exc
+        club_broadcast_on_commit(club.pk)  # the managers' badge of waiting requests
+    return created
 
 
 def membership_join_by_invite(*, user: User, invite_code: str) -> Membership:
@@ -59,12 +70,14 @@ def membership_join_by_invite(*, user: User, invite_code: str) -> Membership:
         existing = Membership.objects.filter(club=club, user=user).first()
         if existing is not None:
             return existing
+        require_bots_allowed(club, user)
         if club_member_count(club) >= club.member_cap:
             raise InvalidInputError({NON_FIELD: f"亲友圈已满 ({club.member_cap} 人)"})
         membership = Membership.objects.create(club=club, user=user)
-        JoinRequest.objects.filter(
+        if JoinRequest.objects.filter(
             club=club, user=user, status=JoinRequest.Status.PENDING
-        ).update(status=JoinRequest.Status.APPROVED, decided_at=timezone.now())
+        ).update(status=JoinRequest.Status.APPROVED, decided_at=timezone.now()):
+            club_broadcast_on_commit(club.pk)
     return membership
 
 
@@ -78,6 +91,7 @@ def _decide(join_request: JoinRequest, actor: User, status: JoinRequest.Status) 
     request.decided_by = actor
     request.decided_at = timezone.now()
     request.save(update_fields=["status", "decided_by", "decided_at"])
+    club_broadcast_on_commit(request.club_id)
     return request
 
 
@@ -86,6 +100,7 @@ def join_request_approve(*, join_request: JoinRequest, actor: User) -> Membershi
     with transaction.atomic():
         club = Club.objects.select_for_update().get(pk=join_request.club_id)
         request = _decide(join_request, actor, JoinRequest.Status.APPROVED)
+        require_bots_allowed(club, request.user)
         if club_member_count(club) >= club.member_cap:
             raise InvalidInputError({NON_FIELD: f"亲友圈已满 ({club.member_cap} 人)"})
         membership, _ = Membership.objects.get_or_create(club=club, user=request.user)
@@ -108,6 +123,7 @@ def join_request_cancel(*, join_request: JoinRequest, user: User) -> JoinRequest
             raise InvalidInputError({NON_FIELD: "该申请已处理"})
         request.status = JoinRequest.Status.CANCELLED
         request.save(update_fields=["status"])
+        club_broadcast_on_commit(request.club_id)
     return request
 
 

@@ -7,16 +7,17 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from apps.accounts.models import User
+from apps.accounts.models import ComputerLevel, User
 from apps.core.groups import access_changed_on_commit
+from apps.matches.services import match_start
 
 from ..broadcast import lobby_broadcast_on_commit, lobby_group_name
 from ..errors import ActionForbidden, InvalidInputError
 from ..models import Club, Room, RoomSeat, RuleTemplate
-from ..signals import room_all_ready
 from .common import (
     MANAGERS,
     NON_FIELD,
+    require_bots_allowed,
     require_member,
     require_role,
     settings_validated,
@@ -44,6 +45,7 @@ def room_create(
     name: str = "",
     allow_spectators: bool = True,
     allow_computers: bool = False,
+    computer_level: str = ComputerLevel.STANDARD,
     practice: bool = False,
     hints: bool = True,
 ) -> Room:
@@ -51,8 +53,9 @@ def room_create(
     an explicit variant and settings.
 
     ``allow_computers`` (允许电脑补位) lets the creator fill empty seats with computer
-    players. A ``practice`` room (练习房) seats its creator with computer players in every
-    other seat at once and books nothing. ``hints`` is the 听牌提示 setting.
+    players, at ``computer_level`` (简单, 标准). A ``practice`` room (练习房) seats its
+    creator with computer players in every other seat at once and books nothing. ``hints``
+    is the 听牌提示 setting.
 
     The owner and admins may always open rooms; members only if the club allows it.
     Nobody may while the club is paused (打烊).
@@ -78,6 +81,8 @@ def room_create(
             settings = {**template.settings, **(settings or {})}
         elif variant is None:
             raise InvalidInputError({"variant": "请选择玩法或规则模板"})
+        if computer_level not in ComputerLevel.values:
+            raise InvalidInputError({"computer_level": "电脑水平应为简单或标准"})
         room = Room.objects.create(
             club=club,
             code=_new_room_code(),
@@ -88,10 +93,11 @@ def room_create(
             created_by=actor,
             allow_spectators=allow_spectators,
             allow_computers=allow_computers or practice,
+            computer_level=computer_level,
             practice=practice,
             hints=hints,
         )
-        if practice:
+        if practice:  # 练习房: the opener and computers, never booked (so bots too)
             if _seated_elsewhere(actor, room):
                 raise InvalidInputError({NON_FIELD: "你已在其他房间入座，请先离座"})
             RoomSeat.objects.create(room=room, seat=0, user=actor)
@@ -107,13 +113,22 @@ def _seated_elsewhere(user: User, room: Room) -> bool:
 
 
 def room_quick_open(*, club: Club, actor: User, template: RuleTemplate) -> tuple[Room, bool]:
-    """快速开房: open a room from a template as it is and sit its opener at 东 when they
-    are not seated at another table. Returns the room and whether the opener sat."""
+    """快速开房: open a room from a template as it is (its computer options too) and sit its
+    opener at 东 when they are not seated at another table; when the template says so
+    (``computers_fill``), computer players then take every other seat. Returns the room and
+    whether the opener sat."""
     with transaction.atomic():
-        room = room_create(club=club, actor=actor, template=template)
+        room = room_create(
+            club=club, actor=actor, template=template,
+            allow_computers=template.allow_computers or template.computers_fill,
+            computer_level=template.computer_level,
+        )
         seated_elsewhere = _seated_elsewhere(actor, room)
         if not seated_elsewhere:
             room_sit(room=room, user=actor, seat=0)
+            if template.computers_fill:
+                room = Room.objects.select_for_update().select_related("club").get(pk=room.pk)
+                computers_seat(room)
     return room, not seated_elsewhere
 
 
@@ -161,6 +176,8 @@ def room_sit(*, room: Room, user: User, seat: int | None = None) -> RoomSeat:
             raise InvalidInputError({"seat": f"座位号应在 0 到 {room.seat_count - 1} 之间"})
         if room.practice and user.pk != room.created_by_id:
             raise InvalidInputError({NON_FIELD: "练习房只有开房的人可以入座"})
+        if not room.practice:
+            require_bots_allowed(room.club, user)
         occupant = taken.get(seat)
         computer = (
             occupant is not None
@@ -194,8 +211,8 @@ def room_stand(*, room: Room, user: User) -> None:
 
 
 def room_ready_set(*, room: Room, user: User, ready: bool) -> RoomSeat:
-    """Mark oneself ready (or not). When every seat is filled and ready, send
-    :data:`~apps.clubs.signals.room_all_ready` inside this transaction."""
+    """Mark oneself ready (or not). When every seat is filled and ready, the match starts
+    in this transaction (:func:`apps.matches.services.match_start`)."""
     with transaction.atomic():
         room = _lock_waiting_room(room, user)
         seat = RoomSeat.objects.filter(room=room, user=user).first()
@@ -205,36 +222,9 @@ def room_ready_set(*, room: Room, user: User, ready: bool) -> RoomSeat:
         seat.save(update_fields=["ready"])
         ready_seats = RoomSeat.objects.filter(room=room, ready=True).count()
         if ready and ready_seats == room.seat_count:
-            room_all_ready.send(sender=Room, room=room)
+            match_start(room=room)
         lobby_broadcast_on_commit(room.pk)
     return seat
-
-
-def room_rematch(*, room: Room, user: User) -> RoomSeat:
-    """再来一场: a player of the room's finished match confirms another one with the same
-    seats and settings. The first confirmation opens the room again with every seat not
-    ready; each player's confirmation marks them ready, and the last starts the match
-    (:data:`~apps.clubs.signals.room_all_ready`)."""
-    with transaction.atomic():
-        room = Room.objects.select_for_update().select_related("club").get(pk=room.pk)
-        require_member(room.club, user)
-        seat = RoomSeat.objects.filter(room=room, user=user).first()
-        if seat is None:
-            raise InvalidInputError({NON_FIELD: "你不在这一桌，不能再来一场"})
-        if room.status == Room.Status.PLAYING:
-            raise InvalidInputError({NON_FIELD: "新的一场已经开始"})
-        if room.status == Room.Status.CLOSED:
-            if not room.club.is_open:
-                raise InvalidInputError({NON_FIELD: "亲友圈已打烊，暂停开新房间"})
-            elsewhere = RoomSeat.objects.filter(
-                room__status__in=ACTIVE_STATUSES, user__in=room.seats.values("user")
-            ).exclude(room=room)
-            if elsewhere.exists():
-                raise InvalidInputError({NON_FIELD: "有玩家已在其他房间入座，不能再来一场"})
-            RoomSeat.objects.filter(room=room).update(ready=False)
-            room.status, room.closed_at = Room.Status.WAITING, None
-            room.save(update_fields=["status", "closed_at"])
-    return room_ready_set(room=room, user=user, ready=True)
 
 
 def seats_release_for_leaver(*, club: Club, user: User) -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.db import transaction
 
-from apps.accounts.models import User
+from apps.accounts.models import ComputerLevel, User
 
 from ..errors import InvalidInputError
 from ..models import Club, RuleTemplate
@@ -30,10 +30,21 @@ def _check_name(club: Club, name: str, exclude_pk: int | None = None) -> str:
     return name
 
 
+def _check_level(level: str) -> str:
+    if level not in ComputerLevel.values:
+        raise InvalidInputError({"computer_level": "电脑水平应为简单或标准"})
+    return level
+
+
 def rule_template_create(
-    *, club: Club, actor: User, name: str, variant: str, settings: dict[str, Any] | None
+    *, club: Club, actor: User, name: str, variant: str, settings: dict[str, Any] | None,
+    allow_computers: bool = False, computers_fill: bool = False,
+    computer_level: str = ComputerLevel.STANDARD,
 ) -> RuleTemplate:
-    """Save a new template; ``settings`` are completed with defaults and validated."""
+    """Save a new template; ``settings`` are completed with defaults and validated. The
+    computer options: rooms opened from it allow 电脑补位 (``allow_computers``), 快速开房
+    fills every seat but the opener's with computers (``computers_fill``), at
+    ``computer_level``."""
     with transaction.atomic():
         require_role(club, actor, MANAGERS, FORBIDDEN)
         return RuleTemplate.objects.create(
@@ -41,6 +52,9 @@ def rule_template_create(
             name=_check_name(club, name),
             variant=variant,
             settings=settings_validated(variant, settings),
+            allow_computers=allow_computers or computers_fill,
+            computers_fill=computers_fill,
+            computer_level=_check_level(computer_level),
             created_by=actor,
         )
 
@@ -52,8 +66,12 @@ def rule_template_update(
     name: str | None = None,
     variant: str | None = None,
     settings: dict[str, Any] | None = None,
+    allow_computers: bool | None = None,
+    computers_fill: bool | None = None,
+    computer_level: str | None = None,
 ) -> RuleTemplate:
-    """Change a template. Rooms already opened from it keep their own copy of the rules."""
+    """Change a template (arguments left as None stay unchanged). Rooms already opened
+    from it keep their own copy of the rules."""
     with transaction.atomic():
         template = RuleTemplate.objects.select_for_update().get(pk=template.pk)
         require_role(template.club, actor, MANAGERS, FORBIDDEN)
@@ -65,6 +83,13 @@ def rule_template_update(
                 settings = template.settings if new_variant == template.variant else {}
             template.settings = settings_validated(new_variant, settings)
             template.variant = new_variant
+        if allow_computers is not None:
+            template.allow_computers = allow_computers
+        if computers_fill is not None:
+            template.computers_fill = computers_fill
+        template.allow_computers = template.allow_computers or template.computers_fill
+        if computer_level is not None:
+            template.computer_level = _check_level(computer_level)
         template.save()
     return template
 

@@ -54,8 +54,9 @@ class LedgerFilterInput(DateRangeInput):
     member = serializers.IntegerField(
         required=False, min_value=1, max_value=MAX_DB_ID, help_text="成员用户编号"
     )
-    room = serializers.IntegerField(
-        required=False, min_value=1, max_value=MAX_DB_ID, help_text="房间编号"
+    room = serializers.CharField(
+        required=False, max_length=16,
+        help_text="房间号（如 123456）：这个亲友圈的房间；没有这个房间为 400",
     )
     variant = serializers.ChoiceField(
         choices=PLAYER_VARIANTS, required=False, allow_blank=True, help_text="玩法",
@@ -138,7 +139,11 @@ class MyMatchOutput(serializers.Serializer[dict[str, Any]]):
     status = serializers.CharField()
     seat = serializers.IntegerField()
     points = serializers.IntegerField()
-    amount = serializers.IntegerField()
+    amount = serializers.IntegerField(help_text="金额（得分 × 底注）；不记账的对局为 0")
+    booked = serializers.BooleanField(
+        help_text="是否记入亲友圈账本；有电脑或未获准的机器人参加、或练习房的对局为 false"
+                  "（不记账），points 和各局得分照实列出"
+    )
     big_winner = serializers.BooleanField()
     hands = HandResultOutput(many=True)
 
@@ -159,3 +164,33 @@ class HandOutput(serializers.Serializer[dict[str, Any]]):
     number = serializers.IntegerField()
     settlement = serializers.JSONField()
     lines = HandLineOutput(many=True)
+
+
+class MatchHandOutput(serializers.Serializer[dict[str, Any]]):
+    hand = serializers.IntegerField(help_text="局的编号：/api/ledgers/hands/<hand>/ 是它的明细")
+    number = serializers.IntegerField(help_text="第几局，从 1 开始")
+    dealer = serializers.IntegerField()
+    points = serializers.ListField(child=serializers.IntegerField(), help_text="每个座位这局的得分")
+    ended_at = serializers.DateTimeField()
+
+
+class MatchSeatOutput(serializers.Serializer[dict[str, Any]]):
+    seat = serializers.IntegerField()
+    name = serializers.CharField()
+    computer = serializers.BooleanField(help_text="平台的电脑")
+    bot = serializers.BooleanField(help_text="机器人账号（第三方程序）")
+
+
+class MatchHandsOutput(serializers.Serializer[dict[str, Any]]):
+    match = serializers.IntegerField()
+    club = serializers.IntegerField()
+    room_code = serializers.CharField()
+    variant = serializers.CharField()
+    status = serializers.CharField()
+    practice = serializers.BooleanField(help_text="练习对局：得分照实列出，但不记账")
+    booked = serializers.BooleanField(
+        help_text="得分是否记入亲友圈账本：练习对局、有电脑参加、或有机器人而开局时亲友圈不允许"
+                  "机器人的对局为 false（不记账），得分照实列出"
+    )
+    seats = MatchSeatOutput(many=True)
+    hands = MatchHandOutput(many=True, help_text="已结算的局，按局序")

@@ -19,6 +19,8 @@ urlpatterns = [
         v.ClubAdjustmentView.as_view(),
         name="api-ledger-adjustments",
     ),
+    path("matches/<dbid:match_id>/hands/", v.MatchHandsView.as_view(),
+         name="api-ledger-match-hands"),
     path("hands/<dbid:hand_id>/", v.HandView.as_view(), name="api-ledger-hand"),
     path("hands/<dbid:hand_id>/replay/", v.HandReplayView.as_view(), name="api-ledger-replay"),
     path("hands/<dbid:hand_id>/record/", v.HandRecordView.as_view(), name="api-ledger-record"),

@@ -18,11 +18,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.models import User
+from apps.clubs.models import Room
 from apps.core.api_errors import Conflict
 from apps.core.auth import AuthenticatedRequest
 from apps.core.pagination import NewestFirstPagination
 from apps.core.query import QueryInput
-from apps.matches.models import MatchPlayer
+from apps.matches.models import Hand, Match, MatchPlayer
 from majiang.record import dumps
 
 from .. import selectors, services
@@ -62,9 +63,15 @@ class LedgerAPIView(APIView):
         """The caller's access to the club and the validated filters of the query."""
         access = selectors.ledger_access(club_id=club_id, user=self.request.user)
         data = self.query(query)
+        room_id = None
+        if "room" in data:
+            room = Room.objects.filter(club=access.club, code=data["room"]).first()
+            if room is None:
+                raise exceptions.ValidationError({"room": "这个亲友圈没有这个房间"})
+            room_id = room.pk
         return access, selectors.LedgerFilters(
             start=data.get("start"), end=data.get("end"), member_id=data.get("member"),
-            room_id=data.get("room"), variant=data.get("variant", ""),
+            room_id=room_id, variant=data.get("variant", ""),
         )
 
     def share(self) -> str:
@@ -175,7 +182,7 @@ class MyMatchesView(LedgerAPIView, ListAPIView):  # type: ignore[type-arg]
                 "match": m["match"].pk, "club": m["match"].club_id,
                 "room_code": m["match"].room.code, "variant": m["match"].variant,
                 "status": m["match"].status, "seat": m["seat"], "points": m["points"],
-                "amount": m["amount"],
+                "amount": m["amount"], "booked": m["booked"],
                 "big_winner": bool(m["result"] and m["result"].big_winner),
                 "hands": [
                     {"hand": h["hand"].pk, "number": h["hand"].number, "points": h["points"],
@@ -226,3 +233,26 @@ class HandRecordView(LedgerAPIView):
         name = f"match{hand.match_id}-hand{hand.number}.json"
         response["Content-Disposition"] = f'attachment; filename="{name}"'
         return response
+
+
+class MatchHandsView(LedgerAPIView):
+    @extend_schema(responses=s.MatchHandsOutput,
+                   summary="一场对局的各局得分（练习对局也列出，标明不记账）")
+    def get(self, request: AuthenticatedRequest, match_id: int) -> Response:
+        club_id = Match.objects.filter(pk=match_id).values_list("club_id", flat=True).first()
+        if club_id is None:
+            raise exceptions.NotFound("对局不存在")
+        access = selectors.ledger_access(club_id=club_id, user=request.user)
+        match = selectors.match_get_for_viewer(access=access, match_id=match_id)
+        players = MatchPlayer.objects.filter(match=match).select_related("user").order_by("seat")
+        hands = Hand.objects.filter(match=match, settlement__isnull=False).order_by("number")
+        return Response(s.MatchHandsOutput({
+            "match": match.pk, "club": match.club_id, "room_code": match.room.code,
+            "variant": match.variant, "status": match.status, "practice": match.practice,
+            "booked": match.booked,
+            "seats": [{"seat": p.seat, "name": str(p.user), "computer": p.computer,
+                       "bot": p.user.is_bot} for p in players],
+            "hands": [{"hand": h.pk, "number": h.number, "dealer": h.dealer,
+                       "points": (h.settlement or {})["totals"], "ended_at": h.ended_at}
+                      for h in hands],
+        }).data)

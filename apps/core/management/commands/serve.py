@@ -1,6 +1,7 @@
 """``manage.py serve``: run the whole platform on one machine.
 
-Starts an embedded Redis when ``REDIS_URL`` is unset, applies migrations, then runs
+Starts an embedded Redis when ``REDIS_URL`` is unset, applies migrations (and, with
+``--seed-demo``, seeds the demo players: after Redis is up, which seeding needs), then runs
 daphne (HTTP + WebSockets) and a Celery worker as child processes. Ctrl-C / SIGTERM
 stops everything. A child that exits is restarted; one that keeps exiting (a crash loop)
 stops the others and ``serve`` fails.
@@ -124,6 +125,10 @@ class Command(BaseCommand):
             default=settings.BASE_DIR / "var" / "redis",
             help="data directory of the embedded Redis (default var/redis)",
         )
+        parser.add_argument(
+            "--seed-demo", action="store_true",
+            help="run seed_demo once Redis is up and the database migrated (./dev run)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Start the services and block until they stop."""
@@ -136,6 +141,12 @@ class Command(BaseCommand):
                 self.stdout.write(f"Embedded Redis at {env['REDIS_URL']} (data in {redis_dir})")
             call_command("migrate", interactive=False, verbosity=1)
             python = sys.executable
+            if options["seed_demo"]:
+                # A child, so that it reaches the Redis just chosen (the demo club's lobby
+                # broadcasts go through it); run in this process it would use the default.
+                subprocess.run(
+                    [python, str(settings.BASE_DIR / "manage.py"), "seed_demo"], env=env, check=True
+                )
             commands = {
                 "web": [python, "-m", "apps.core.web", "-b", "127.0.0.1",
                         "-p", str(options["port"]), "config.asgi:application"],
