@@ -84,8 +84,24 @@ def browser() -> Iterator[Any]:
         browser.close()
 
 
+def assert_no_sideways_scroll(page: Any) -> None:
+    """Nothing on the page is wider than the screen. A phone's browser would widen the page
+    (``innerWidth``) to its widest element and scale nothing: the player could pan sideways,
+    and bars fixed to the screen's bottom edge would sit partly below it."""
+    width = page.viewport_size["width"]
+    wide = page.evaluate(
+        """(width) => [...document.querySelectorAll('body *')]
+            .filter(e => e.getBoundingClientRect().right > width + 0.5)
+            .slice(0, 3).map(e => e.className.baseVal ?? e.className)""",
+        width,
+    )
+    shown = page.evaluate("[innerWidth, document.documentElement.scrollWidth]")
+    assert shown == [width, width], wide
+
+
 def assert_fits(page: Any, selector: str) -> None:
     """The dialogue lies inside the viewport and scrolls itself; nothing overflows sideways."""
+    assert_no_sideways_scroll(page)
     fits = page.evaluate(
         """(sel) => {
             const m = document.querySelector(sel);

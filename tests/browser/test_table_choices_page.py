@@ -22,7 +22,7 @@ from apps.matches.models import Match, MatchPlayer
 from tests.matches.test_match_end import play_out_match
 from tests.support import factories
 
-from .conftest import DESKTOP, PHONE, SCREENSHOTS, wait_until
+from .conftest import DESKTOP, PHONE, SCREENSHOTS, assert_no_sideways_scroll, wait_until
 from .test_replay import _page_as
 from .test_table_care_page import played_out_match
 
@@ -118,6 +118,8 @@ def test_rematch_is_a_prompt_on_every_seated_players_screen(
         wait_until(page, "document.querySelector('#rematch li[data-seat=\"0\"]')"
                          ".textContent.includes('已同意')")
         assert page.is_hidden("#standings .act-rematch")
+    for page in pages:  # the bar, at the screen's bottom edge, is wholly on the screen
+        assert_no_sideways_scroll(page)
     left = int(pages[1].inner_text("#rematch-countdown").split()[1])
     assert 50 <= left <= 60
     assert pages[0].is_visible("#rematch .waiting") and pages[0].is_hidden("#rematch .act-agree")
