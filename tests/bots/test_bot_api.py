@@ -78,7 +78,7 @@ def test_tokens_are_listed_without_their_secret_revoked_at_once_and_made_only_by
     assert _bearer(secret).get("/api/clubs/").status_code in (401, 403)
 
 
-def test_a_bot_account_is_marked_a_bot_signs_in_by_token_only_and_asks_to_join() -> None:
+def test_a_bot_account_is_marked_a_bot_signs_in_by_token_only_and_joins_where_allowed() -> None:
     owner, club = _owner_with_club()
     maker = User.objects.create_user("maker", display_name="造机人")
     session = Client()
@@ -96,20 +96,27 @@ def test_a_bot_account_is_marked_a_bot_signs_in_by_token_only_and_asks_to_join()
         token_create(actor=owner, name="偷", play=True, account=bot)
 
     client = _bearer(token)
+    # The club does not allow bots (Club.bots_allowed, the owner's choice): neither the
+    # invite code nor a request lets the bot in.
     instant = client.post("/api/clubs/join/", {"invite_code": club.invite_code},
                           content_type="application/json")
-    assert instant.status_code == 403
-    assert not Membership.objects.filter(club=club, user=bot).exists()
-    # The club does not allow bots (Club.bots_allowed, the owner's choice): not even a request.
+    assert instant.status_code == 403 and "不允许机器人" in str(instant.json())
     refused = client.post("/api/join-requests/", {"invite_code": club.invite_code},
                           content_type="application/json")
     assert refused.status_code == 403 and "不允许机器人" in str(refused.json())
     assert not JoinRequest.objects.filter(user=bot).exists()
+    assert not Membership.objects.filter(club=club, user=bot).exists()
     club_update(club=club, actor=owner, bots_allowed=True)
-    asked = client.post("/api/join-requests/", {"invite_code": club.invite_code},
+    asked = client.post("/api/join-requests/", {"club_id": club.pk},
                         content_type="application/json")
-    assert asked.status_code == 201  # the owner decides
+    assert asked.status_code == 201  # by 圈号: the owner decides
     assert JoinRequest.objects.get(user=bot).status == JoinRequest.Status.PENDING
+    # The invite code is the owner's consent, to a bot too once bots are allowed.
+    joined = client.post("/api/clubs/join/", {"invite_code": club.invite_code},
+                         content_type="application/json")
+    assert joined.status_code == 201, joined.content
+    assert Membership.objects.filter(club=club, user=bot).exists()
+    assert JoinRequest.objects.get(user=bot).status == JoinRequest.Status.APPROVED
 
 
 def test_registration_and_joining_by_invite_code_through_the_api() -> None:

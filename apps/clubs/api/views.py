@@ -15,7 +15,7 @@ from apps.accounts.models import ComputerLevel, User
 from apps.core.auth import AuthenticatedRequest
 
 from .. import selectors
-from ..errors import ActionForbidden, ClubNotFound
+from ..errors import ClubNotFound
 from ..models import Club, JoinRequest, Membership, Room
 from ..services import clubs as club_services
 from ..services import computers as computer_services
@@ -207,13 +207,10 @@ class JoinRequestCreateView(ServiceAPIView):
 class JoinByInviteView(ServiceAPIView):
     @extend_schema(
         request=s.InviteJoinInput, responses={201: s.MembershipOutput},
-        summary="用邀请码直接入圈（不用审核；机器人账号须走入圈申请，由圈主决定）",
+        summary="用邀请码直接入圈（不用审核；机器人账号须该亲友圈允许机器人）",
     )
     def post(self, request: AuthenticatedRequest) -> Response:
         data = self.valid(s.InviteJoinInput, request.data)
-        if request.user.is_bot:
-            raise ActionForbidden(
-                "机器人账号不能用邀请码直接入圈，请提交入圈申请，由圈主或管理员决定")
         membership = member_services.membership_join_by_invite(
             user=request.user, invite_code=data["invite_code"]
         )
