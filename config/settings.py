@@ -198,12 +198,17 @@ AXES_FAILURE_LIMIT = 5
 AXES_COOLOFF_TIME = timedelta(minutes=15)
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "apps.accounts.lockout.lockout_response"  # Chinese, page or API
+# axes' own admin pages are English (its records name themselves in English); a user's
+# admin page shows their login lock instead and 解除登录锁定 clears it.
+AXES_ENABLE_ADMIN = False
 # Registrations allowed per client IP per hour (apps/accounts/views.py).
 REGISTRATION_RATE_LIMIT = env.int("REGISTRATION_RATE_LIMIT", default=10)
 
 LANGUAGE_CODE = "zh-hans"
 TIME_ZONE = "Asia/Shanghai"
 USE_I18N = True
+# Chinese for what Django's and axes' own catalogs leave in English.
+LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_TZ = True
 
 STATIC_URL = "static/"

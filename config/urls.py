@@ -9,6 +9,8 @@ from apps.clubs.views import home
 
 from .views import healthz
 
+admin.site.site_header = admin.site.site_title = "麻将亲友圈 管理后台"
+
 urlpatterns = [
     path("", home, name="home"),
     path("healthz", healthz, name="healthz"),

@@ -1,19 +1,54 @@
 """Admin for players: search, deactivate, reset (password form and login lockout), clubs;
-API tokens (listed and revoked, never made here: their owner makes them and sees them once)."""
+API tokens (listed and revoked, never made here: their owner makes them and sees them once);
+groups. Permissions are offered for the models this admin shows, named in Chinese."""
 
 from typing import Any
 
+from axes.models import AccessAttempt
 from axes.utils import reset as axes_reset
+from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
-from django.contrib.auth.admin import UserAdmin
-from django.db.models import QuerySet
+from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.models import Group, Permission
+from django.db.models import ManyToManyField, Max, Q, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html
 
 from apps.clubs.models import Membership
 
 from .models import ApiToken, User
+
+PERMISSION_ACTIONS = {"add": "添加", "change": "修改", "delete": "删除", "view": "查看"}
+
+
+class PermissionChoiceField(forms.ModelMultipleChoiceField[Permission]):
+    """Permissions named ``亲友圈 | 房间 | 修改`` (Django stores "Can change room")."""
+
+    def label_from_instance(self, obj: Any) -> str:
+        """The app, the model and the action, in Chinese; a custom permission's own name."""
+        model = obj.content_type.model_class()
+        action = obj.codename.split("_", 1)[0]
+        if model is None or obj.codename != f"{action}_{model._meta.model_name}":
+            return str(obj.name)
+        return (f"{model._meta.app_config.verbose_name} | {model._meta.verbose_name} | "
+                f"{PERMISSION_ACTIONS.get(action, obj.name)}")
+
+
+def permission_field(db_field: ManyToManyField[Any, Any], **kwargs: Any
+                     ) -> forms.ModelMultipleChoiceField[Any] | None:
+    """The permissions of the models registered in this admin (a permission of a model
+    it does not show grants nothing here), with Chinese names."""
+    shown = Q(pk__in=[])
+    for model in admin.site._registry:
+        shown |= Q(content_type__app_label=model._meta.app_label,
+                   content_type__model=model._meta.model_name)
+    queryset = Permission.objects.filter(shown).select_related("content_type")
+    field = db_field.formfield(form_class=PermissionChoiceField, queryset=queryset, **kwargs)
+    assert isinstance(field, PermissionChoiceField)
+    return field
 
 
 class MembershipInline(admin.TabularInline[Membership, User]):
@@ -43,14 +78,36 @@ class PlayerAdmin(UserAdmin[User]):
     add_fieldsets = (*UserAdmin.add_fieldsets, ("昵称", {"fields": ("display_name",)}))
     inlines = (MembershipInline,)
     actions = ("deactivate", "activate", "unlock_login")
-    readonly_fields = ("matches",)
+    readonly_fields = ("matches", "login_lock")
 
     def get_fieldsets(self, request: HttpRequest, obj: User | None = None) -> Any:
-        """A saved user's page also shows the link to their matches."""
+        """A saved user's page also shows the link to their matches and their login lock."""
         fieldsets = super().get_fieldsets(request, obj)
         if obj is None:
             return fieldsets
-        return (*fieldsets, ("对局", {"fields": ("matches",)}))
+        return (*fieldsets, ("对局与登录", {"fields": ("matches", "login_lock")}))
+
+    def formfield_for_manytomany(
+        self, db_field: ManyToManyField[Any, Any], request: HttpRequest, **kwargs: Any,
+    ) -> forms.ModelMultipleChoiceField[Any] | None:
+        """The user's own permissions, named in Chinese."""
+        if db_field.name == "user_permissions":
+            return permission_field(db_field, **kwargs)
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
+    @admin.display(description="登录锁定")
+    def login_lock(self, obj: User) -> str:
+        """Whether wrong passwords locked this username (django-axes, by username and
+        address) within the cool-off time."""
+        since = timezone.now() - settings.AXES_COOLOFF_TIME
+        failures = AccessAttempt.objects.filter(
+            username=obj.username, attempt_time__gte=since
+        ).aggregate(most=Max("failures_since_start"))["most"] or 0
+        if failures >= settings.AXES_FAILURE_LIMIT:
+            return f"已锁定：连续输错密码 {failures} 次（可用列表上的“解除登录锁定”）"
+        if failures:
+            return f"未锁定（最近输错密码 {failures} 次）"
+        return "未锁定"
 
     @admin.display(description="对局")
     def matches(self, obj: User) -> str:
@@ -76,6 +133,23 @@ class PlayerAdmin(UserAdmin[User]):
         for user in queryset:
             axes_reset(username=user.username)
         self.message_user(request, "已解除登录锁定", messages.SUCCESS)
+
+
+admin.site.unregister(Group)
+
+
+@admin.register(Group)
+class PlayerGroupAdmin(GroupAdmin):
+    """Django's group admin with the permissions named in Chinese."""
+
+    def formfield_for_manytomany(
+        self, db_field: ManyToManyField[Any, Any], request: HttpRequest | None = None,
+        **kwargs: Any,
+    ) -> forms.ModelMultipleChoiceField[Any] | None:
+        """A group's permissions, named in Chinese."""
+        if db_field.name == "permissions":
+            return permission_field(db_field, **kwargs)
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
 
 
 # knox registers its own token model, which KNOX_TOKEN_MODEL swaps out for ApiToken.

@@ -6,16 +6,19 @@ one seat per user and room) still hold. Games show by their Chinese names.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
+from django import forms
 from django.contrib import admin
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
-from majiang.variants import player_variants
+from majiang.variants import VARIANTS, player_variants
 
 from .models import Club, JoinRequest, Membership, Room, RoomSeat, RuleTemplate
 from .selectors import variant_name
+
+_WithRules = TypeVar("_WithRules", Room, RuleTemplate)
 
 
 class VariantFilter(admin.SimpleListFilter):
@@ -40,6 +43,34 @@ def variant_column(obj: Model) -> str:
     return variant_name(str(getattr(obj, "variant", "")))
 
 
+class RulesShownAdmin(admin.ModelAdmin[_WithRules]):
+    """A room or template: its game and rules are chosen on the club's pages, which check
+    them (and number a room); here they are shown, and nothing is added."""
+
+    exclude = ("variant", "settings")
+    readonly_fields = ("game", "rules")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        """Rooms and templates are made on the club's pages."""
+        return False
+
+    @admin.display(description="玩法", ordering="variant")
+    def game(self, obj: _WithRules) -> str:
+        """The game by its Chinese name."""
+        return variant_name(obj.variant)
+
+    @admin.display(description="规则设置")
+    def rules(self, obj: _WithRules) -> str:
+        """The rules as the room's page shows them: ``底分：1；局数：8；…``."""
+        variant = VARIANTS.get(obj.variant)
+        if variant is None:
+            return ""
+        return "；".join(
+            f"{setting.label}：{setting.display(obj.settings.get(setting.name, setting.default))}"
+            for setting in variant.schema.settings
+        )
+
+
 class MembershipInline(admin.TabularInline[Membership, Club]):
     model = Membership
     extra = 0
@@ -55,6 +86,10 @@ class RuleTemplateInline(admin.TabularInline[RuleTemplate, Club]):
     readonly_fields = ("game", "updated_at")
     show_change_link = True
 
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        """Templates are made on the club's pages."""
+        return False
+
     @admin.display(description="玩法")
     def game(self, obj: RuleTemplate) -> str:
         """The template's game by its Chinese name."""
@@ -63,7 +98,21 @@ class RuleTemplateInline(admin.TabularInline[RuleTemplate, Club]):
 
 @admin.register(Club)
 class ClubAdmin(admin.ModelAdmin[Club]):
-    list_display = ("id", "name", "invite_code", "member_cap", "is_open", "created_at")
+
+    def formfield_for_dbfield(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        """The club's games as tick boxes of their Chinese names (stored as their ids)."""
+        if db_field.name == "variants":
+            return forms.MultipleChoiceField(
+                label="玩法", widget=forms.CheckboxSelectMultiple,
+                choices=[(v.id, v.name) for v in player_variants()],
+            )
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+    @admin.display(description="圈号", ordering="id")
+    def number(self, obj: Club) -> int:
+        """The number players find the club by (its id)."""
+        return obj.pk
+    list_display = ("number", "name", "invite_code", "member_cap", "is_open", "created_at")
     list_filter = ("is_open", "members_can_open_rooms")
     search_fields = ("=id", "name", "invite_code")
     inlines = (MembershipInline, RuleTemplateInline)
@@ -86,7 +135,7 @@ class JoinRequestAdmin(admin.ModelAdmin[JoinRequest]):
 
 
 @admin.register(RuleTemplate)
-class RuleTemplateAdmin(admin.ModelAdmin[RuleTemplate]):
+class RuleTemplateAdmin(RulesShownAdmin[RuleTemplate]):
     list_display = ("name", "club", variant_column, "updated_at")
     list_filter = (VariantFilter,)
     search_fields = ("name", "club__name")
@@ -101,7 +150,7 @@ class RoomSeatInline(admin.TabularInline[RoomSeat, Room]):
 
 
 @admin.register(Room)
-class RoomAdmin(admin.ModelAdmin[Room]):
+class RoomAdmin(RulesShownAdmin[Room]):
     list_display = ("code", "club", variant_column, "status", "created_at")
     list_filter = ("status", VariantFilter)
     search_fields = ("code", "name", "club__name")

@@ -9,7 +9,9 @@ from typing import Any, TypeVar
 from django.contrib import admin
 from django.db.models import Model
 from django.http import HttpRequest
+from django.utils.html import format_html_join
 
+from apps.accounts.models import User
 from apps.clubs.admin import VariantFilter, variant_column
 
 from .models import (
@@ -40,6 +42,10 @@ class ReadOnlyAdmin(admin.ModelAdmin[_M]):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         """Rows are never deleted."""
         return False
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        """The row's fields, its game by the Chinese name."""
+        return [variant_column if f == "variant" else f for f in super().get_fields(request, obj)]
 
     @admin.display(description="对局", ordering="match_id")
     def match_column(self, obj: Any) -> str:
@@ -94,6 +100,22 @@ class CheckoutAdmin(ReadOnlyAdmin[Checkout]):
     def count(self, obj: Checkout) -> int:
         """How many payments the 结账 settled."""
         return len(obj.payments)
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        """The payments read as ``王五 → 张三 31``, not as their stored list."""
+        return [self.payment_lines if f == "payments" else f
+                for f in super().get_fields(request, obj)]
+
+    @admin.display(description="付款清单")
+    def payment_lines(self, obj: Checkout) -> str:
+        """Who paid whom how much, one payment a line."""
+        names = {u.pk: str(u) for u in User.objects.filter(
+            pk__in=[p[k] for p in obj.payments for k in ("payer", "payee")])}
+        return format_html_join(
+            "", "{} → {} {}<br>",
+            ((names.get(p["payer"], "?"), names.get(p["payee"], "?"), p["amount"])
+             for p in obj.payments),
+        )
 
 
 @admin.register(AdjustmentReceipt)

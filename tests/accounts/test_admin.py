@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client
 
@@ -39,14 +41,28 @@ def test_deactivate_action(staff_client: Client) -> None:
     assert not user.is_active
 
 
-def test_unlock_action_and_password_reset_form(staff_client: Client) -> None:
-    user = User.objects.create_user("zhangsan")
+def test_a_locked_login_shows_on_the_user_page_and_the_unlock_action_frees_it(
+    staff_client: Client, settings: Any,
+) -> None:
+    user = User.objects.create_user("zhangsan", password="Tiles-2026-ok")
+    player = Client()
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        player.post("/accounts/login/", {"username": "zhangsan", "password": "wrong"})
+    page = staff_client.get(f"/admin/accounts/user/{user.pk}/change/").content.decode()
+    assert f"已锁定：连续输错密码 {settings.AXES_FAILURE_LIMIT} 次" in page
+    assert player.post("/accounts/login/", {"username": "zhangsan",
+                                            "password": "Tiles-2026-ok"}).status_code == 429
+
     response = staff_client.post(
-        "/admin/accounts/user/", {"action": "unlock_login", "_selected_action": [user.pk]}
+        "/admin/accounts/user/", {"action": "unlock_login", "_selected_action": [user.pk]},
+        follow=True,
     )
-    assert response.status_code == 302
-    page = staff_client.get(f"/admin/accounts/user/{user.pk}/password/")
-    assert page.status_code == 200
+    assert "已解除登录锁定" in response.content.decode()
+    page = staff_client.get(f"/admin/accounts/user/{user.pk}/change/").content.decode()
+    assert "登录锁定" in page and "已锁定" not in page
+    player.post("/accounts/login/", {"username": "zhangsan", "password": "Tiles-2026-ok"})
+    assert player.session.get("_auth_user_id") == str(user.pk)
+    assert staff_client.get(f"/admin/accounts/user/{user.pk}/password/").status_code == 200
 
 
 def test_user_page_lists_their_clubs(staff_client: Client) -> None:
