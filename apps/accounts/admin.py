@@ -37,18 +37,14 @@ class PermissionChoiceField(forms.ModelMultipleChoiceField[Permission]):
                 f"{PERMISSION_ACTIONS.get(action, obj.name)}")
 
 
-def permission_field(db_field: ManyToManyField[Any, Any], **kwargs: Any
-                     ) -> forms.ModelMultipleChoiceField[Any] | None:
-    """The permissions of the models registered in this admin (a permission of a model
-    it does not show grants nothing here), with Chinese names."""
+def shown_permissions() -> QuerySet[Permission]:
+    """The permissions of the models registered in this admin (a permission of a model it
+    does not show grants nothing here)."""
     shown = Q(pk__in=[])
     for model in admin.site._registry:
         shown |= Q(content_type__app_label=model._meta.app_label,
                    content_type__model=model._meta.model_name)
-    queryset = Permission.objects.filter(shown).select_related("content_type")
-    field = db_field.formfield(form_class=PermissionChoiceField, queryset=queryset, **kwargs)
-    assert isinstance(field, PermissionChoiceField)
-    return field
+    return Permission.objects.filter(shown).select_related("content_type")
 
 
 class MembershipInline(admin.TabularInline[Membership, User]):
@@ -90,9 +86,9 @@ class PlayerAdmin(UserAdmin[User]):
     def formfield_for_manytomany(
         self, db_field: ManyToManyField[Any, Any], request: HttpRequest, **kwargs: Any,
     ) -> forms.ModelMultipleChoiceField[Any] | None:
-        """The user's own permissions, named in Chinese."""
+        """The user's own permissions, named in Chinese (in Django's two-box picker)."""
         if db_field.name == "user_permissions":
-            return permission_field(db_field, **kwargs)
+            kwargs.update(form_class=PermissionChoiceField, queryset=shown_permissions())
         return super().formfield_for_manytomany(db_field, request, **kwargs)
 
     @admin.display(description="登录锁定")
@@ -146,9 +142,9 @@ class PlayerGroupAdmin(GroupAdmin):
         self, db_field: ManyToManyField[Any, Any], request: HttpRequest | None = None,
         **kwargs: Any,
     ) -> forms.ModelMultipleChoiceField[Any] | None:
-        """A group's permissions, named in Chinese."""
+        """A group's permissions, named in Chinese (in Django's two-box picker)."""
         if db_field.name == "permissions":
-            return permission_field(db_field, **kwargs)
+            kwargs.update(form_class=PermissionChoiceField, queryset=shown_permissions())
         return super().formfield_for_manytomany(db_field, request, **kwargs)
 
 
