@@ -7,6 +7,9 @@ per-process cache each process counts on its own.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest
@@ -23,10 +26,23 @@ def client_ip(request: HttpRequest) -> str | None:
     ``force_login``): axes stores no address then, where PostgreSQL's ``inet`` column
     would refuse a placeholder.
     """
-    peer: str | None = request.META.get("REMOTE_ADDR") or None
+    return _address(request.META.get("REMOTE_ADDR") or None,
+                    request.META.get("HTTP_X_FORWARDED_FOR", ""))
+
+
+def scope_client_ip(scope: Mapping[str, Any]) -> str | None:
+    """The client's address of a socket (an ASGI ``scope``), read as :func:`client_ip`
+    reads a request's."""
+    client = scope.get("client")
+    peer = str(client[0]) if client else None
+    headers = {name.lower(): value for name, value in scope.get("headers", [])}
+    return _address(peer, headers.get(b"x-forwarded-for", b"").decode("latin-1"))
+
+
+def _address(peer: str | None, forwarded_for: str) -> str | None:
     if peer is None or peer not in settings.TRUSTED_PROXIES:
         return peer
-    hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    hops = [hop.strip() for hop in forwarded_for.split(",")]
     return next((hop for hop in reversed(hops) if hop), peer)
 
 

@@ -34,13 +34,14 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.db import InterfaceError, OperationalError
 from redis.exceptions import RedisError
 
+from apps.accounts.ratelimit import scope_client_ip
 from apps.accounts.services import LAST_SEEN_EVERY, user_last_seen_update
 from apps.clubs.selectors import rematch_state_open
 from apps.clubs.services.rematch import rematch_answer
 from apps.core.authentication import bearer_user
 from apps.core.groups import user_group
 
-from . import broadcast, presence, selectors, services
+from . import broadcast, presence, selectors, services, socket_limits
 from .pacing import PRESENCE_HEARTBEAT_SECONDS, VERSION_CHECK_SECONDS
 from .protocol import (
     MAX_MESSAGE_BYTES,
@@ -58,6 +59,9 @@ from .protocol import (
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NO_ROOM = 4404
+CLOSE_TOO_MANY = 4429
+"""This account or address already holds as many table connections as allowed
+(:mod:`apps.matches.socket_limits`)."""
 CLOSE_REPLACED = 4009
 """A seated player opened the table again elsewhere: this older connection was replaced."""
 CLOSE_INTERNAL_ERROR = 1011
@@ -137,6 +141,11 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         access = await _read(selectors.table_access, room, user)
         if access is None:
             await self._refuse_connection(CLOSE_FORBIDDEN)
+            return
+        self.address = scope_client_ip(self.scope)
+        if not await _off_loop(partial(socket_limits.sockets_open, user_id=user.pk,
+                                       address=self.address, connection=self.channel_name)):
+            await self._refuse_connection(CLOSE_TOO_MANY)
             return
         self.user, self.room_id, self.seat = user, access.room_id, access.seat
         self.match_id: int | None = None
@@ -284,13 +293,16 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             try:
                 if time.monotonic() - self.sent_at >= VERSION_CHECK_SECONDS:
                     await self._catch_up_if_behind()
-                if (self.match_id is None or self.seat is None
-                        or time.monotonic() - refreshed_at < PRESENCE_HEARTBEAT_SECONDS):
+                if time.monotonic() - refreshed_at < PRESENCE_HEARTBEAT_SECONDS:
+                    continue
+                refreshed_at = time.monotonic()
+                await _off_loop(partial(socket_limits.sockets_refresh, user_id=self.user.pk,
+                                        address=self.address, connection=self.channel_name))
+                if self.match_id is None or self.seat is None:
                     continue
                 if time.monotonic() - seen_at >= LAST_SEEN_EVERY.total_seconds():
                     seen_at = time.monotonic()  # a player at the table is online (在线)
                     await _read(partial(user_last_seen_update, user_id=self.user.pk))
-                refreshed_at = time.monotonic()
                 if await _off_loop(presence.presence_heartbeat, self.match_id, self.seat,
                                    self.channel_name, self.seats):
                     await self._presence_broadcast()
@@ -348,6 +360,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         """Give up this connection's presence (reporting a seat gone offline); leave groups."""
         if not hasattr(self, "room_id"):
             return
+        await _off_loop(partial(socket_limits.sockets_close, user_id=self.user.pk,
+                                address=self.address, connection=self.channel_name))
         if self.heartbeat is not None:
             self.heartbeat.cancel()
             with contextlib.suppress(BaseException):

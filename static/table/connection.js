@@ -36,6 +36,11 @@ export class Connection {
         this.onStatus("replaced");
         return;
       }
+      if (ev.code === 4429) { // this account or address holds too many table pages open
+        this.stopped = true;
+        this.onStatus("too_many");
+        return;
+      }
       if (this.stopped || ev.code === 4401 || ev.code === 4403 || ev.code === 4404) {
         this.onStatus(this.stopped ? "closed" : "refused");
         return;

@@ -89,7 +89,10 @@ const conn = new Connection(config.ws, {
   onStatus(status) {
     if (status !== "open") ui.askedResume = false;
     banner.hidden = status === "open" || status === "connecting" || status === "replaced";
-    banner.textContent = status === "refused" ? "无法进入牌桌" : "连接已断开，正在重新连接…";
+    banner.textContent = {
+      refused: "无法进入牌桌",
+      too_many: "你打开的牌桌页面太多了：关掉不用的页面，再刷新这一页",
+    }[status] ?? "连接已断开，正在重新连接…";
     document.body.dataset.connection = status;
     if (status === "replaced") { view.replaced = true; draw(); }
   },

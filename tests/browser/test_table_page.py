@@ -18,7 +18,7 @@ from majiang.scenario import deal_scenario
 from majiang.tiles import parse_tile
 
 from .conftest import DESKTOP, PHONE, SCREENSHOTS, assert_fits, wait_until
-from .fake_table import NAMES, FakeTable
+from .fake_table import NAMES, WS_PATTERN, FakeTable
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -569,3 +569,32 @@ def test_database_outage_shows_reconnecting_and_resyncs_until_back(browser, live
     assert page.is_visible("#reconnect-banner")
     table.outage = False
     page.wait_for_selector("#reconnect-banner", state="hidden", timeout=8000)
+
+
+class _TooManyPages:
+    """A table socket that closes each connection with 4429, as the server does when the
+    account already holds its share of table connections (apps.matches.socket_limits)."""
+
+    def __init__(self) -> None:
+        self.attempts = 0
+
+    def attach(self, page: Any, viewer: int | None) -> None:
+        def refuse(ws: Any) -> None:
+            self.attempts += 1
+            ws.close(code=4429)
+
+        page.route_web_socket(WS_PATTERN, refuse)
+
+
+def test_too_many_table_pages_ask_the_player_to_close_some(browser, live_server, room):
+    refusing = _TooManyPages()
+    page = open_page(browser, live_server, room["watcher"], refusing, None)  # type: ignore[arg-type]
+    wait_until(page, "document.body.dataset.connection === 'too_many'")
+    banner = page.locator("#reconnect-banner")
+    assert banner.is_visible()
+    assert banner.inner_text() == "你打开的牌桌页面太多了：关掉不用的页面，再刷新这一页"
+    # It does not retry by itself (a retry would come after 0.5 s).
+    page.wait_for_timeout(1500)
+    assert refusing.attempts == 1
+    page.screenshot(path=str(SCREENSHOTS / "table-too-many-pages-phone.png"))
+    page.context.close()
