@@ -15,6 +15,7 @@ with its heartbeat, so the connections of a killed process stop counting within
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 
 import redis
@@ -29,11 +30,20 @@ SOCKETS_PER_ADDRESS = 100
 
 
 def _limits(user_id: int, address: str | None) -> list[tuple[str, int]]:
-    """The Redis keys counting this connection, each with its limit."""
+    """The Redis keys counting this connection, each with its limit. A loopback address
+    is not counted: it is this machine (a benchmark, or a proxy missing from
+    ``TRUSTED_PROXIES``, which would otherwise put every player behind one address)."""
     limits = [(f"sockets:user:{user_id}", SOCKETS_PER_USER)]
-    if address:
+    if address and not _loopback(address):
         limits.append((f"sockets:address:{address}", SOCKETS_PER_ADDRESS))
     return limits
+
+
+def _loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
 
 
 def sockets_open(*, user_id: int, address: str | None, connection: str,
