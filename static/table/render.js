@@ -30,6 +30,14 @@ export function playerName(view, seat) {
   return (p && (p.name || p.display_name || p.username)) || `${seat + 1}号位`;
 }
 
+// A seat panel names a computer by its given name (电脑·阿竹（标准） → 阿竹): the 电脑 badge
+// beside it says the rest, and a phone's side panels have room for about three characters.
+function panelName(view, seat) {
+  const name = playerName(view, seat);
+  const p = view.players.find((x) => x.seat === seat);
+  return p && p.computer ? name.replace(/^电脑\s*·\s*/, "").replace(/（[^（）]*）$/, "") : name;
+}
+
 /** Which screen position each seat takes: my seat (or seat 0 for spectators) at the bottom. */
 export function positionOf(view, seat) {
   const n = view.observation.players;
@@ -106,7 +114,7 @@ function opponentPanel(view, seat, pos, isTurn) {
     if (s.has_drawn) hand.append(backEl("sm drawn"));
   }
   return h("section", { class: `seat-panel pos-${pos}${isTurn ? " is-turn" : ""}`, dataset: { seat: String(seat) }, "aria-label": `${playerName(view, seat)}的座位` },
-    h("div", { class: "who" }, h("span", { class: "name", text: playerName(view, seat) }), seatBadges(view, seat)),
+    h("div", { class: "who" }, h("span", { class: "name", text: panelName(view, seat), title: playerName(view, seat) }), seatBadges(view, seat)),
     h("div", { class: "hand-size", text: `${s.hand_size}张` }),
     hand,
     h("div", { class: "melds" }, s.melds.map((m) => meldEl(m, true))),

@@ -46,6 +46,13 @@ def test_a_player_plays_a_practice_hand_against_three_computers(
     names = page.locator(".opponents .seat-panel .badge.computer")
     names.first.wait_for()
     assert names.count() == 3 and names.first.inner_text() == "电脑"
+    # Each computer's seat shows its given name whole, even in a phone's narrow side panel
+    # (the badge says 电脑; the full name with its level is the panel name's title).
+    shown = page.evaluate("""[...document.querySelectorAll('.opponents .seat-panel .name')]
+        .map(e => [e.textContent, e.title, e.scrollWidth <= e.clientWidth])""")
+    assert len(shown) == 3 and len({text for text, _, _ in shown}) == 3, shown
+    for text, title, whole in shown:
+        assert title == f"电脑·{text}（标准）" and whole, shown
 
     hinted = shot = False
     deadline = time.monotonic() + 400
