@@ -315,7 +315,11 @@ REST_FRAMEWORK = {
         "clubs": "20/hour",
         "login": env("API_LOGINS_PER_MINUTE", default="30") + "/min",  # per address
     },
-    "EXCEPTION_HANDLER": "apps.core.api_errors.api_exception_handler",
+    "EXCEPTION_HANDLER": "drf_standardized_errors.handler.exception_handler",
+}
+DRF_STANDARDIZED_ERRORS = {
+    "EXCEPTION_HANDLER_CLASS": "apps.core.api_errors.ChineseExceptionHandler",
+    "EXCEPTION_FORMATTER_CLASS": "apps.core.api_errors.ErrorFormatter",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "麻将亲友圈 API",

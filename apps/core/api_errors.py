@@ -1,4 +1,5 @@
-"""The REST API's one error body, for every 4xx of every app (``EXCEPTION_HANDLER``).
+"""The REST API's one error body, for every 4xx of every app: drf-standardized-errors'
+format (``EXCEPTION_HANDLER``), its messages in Chinese.
 
 Every refused request gets::
 
@@ -19,15 +20,17 @@ The service layer's typed errors are mapped here, once for all apps:
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.defaults import page_not_found
+from drf_standardized_errors.formatter import ExceptionFormatter
+from drf_standardized_errors.handler import ExceptionHandler
+from drf_standardized_errors.types import Error
 from rest_framework import exceptions, status
-from rest_framework.response import Response
-from rest_framework.views import exception_handler
 
 from apps.clubs.errors import InvalidInputError
 
@@ -71,47 +74,28 @@ def _as_drf(exc: Exception) -> Exception:
     return exc
 
 
-def _flatten(detail: Any, attr: str | None) -> list[dict[str, Any]]:
-    """One ``{"code", "detail", "attr"}`` per message of a (nested) DRF error detail."""
-    if isinstance(detail, dict):
-        out: list[dict[str, Any]] = []
-        for key, inner in detail.items():
-            name = None if key in NON_FIELD_KEYS else str(key)
-            out += _flatten(inner, name if attr is None else f"{attr}.{name or key}")
-        return out
-    if isinstance(detail, list):
-        if all(isinstance(item, str) for item in detail):
-            return [item for message in detail for item in _flatten(message, attr)]
-        out = []
-        for index, item in enumerate(detail):  # a list serializer's errors, per item
-            out += _flatten(item, str(index) if attr is None else f"{attr}.{index}")
-        return out
-    return [{"code": getattr(detail, "code", None) or "invalid", "detail": str(detail),
-             "attr": attr}]
+class ChineseExceptionHandler(ExceptionHandler):
+    """drf-standardized-errors' handler (status, ``Retry-After``, the body) with the
+    services' errors mapped and DRF's English texts replaced, keeping their Chinese."""
+
+    def convert_known_exceptions(self, exc: Exception) -> Exception:
+        """A Django or service error as the DRF error it stands for."""
+        return _as_drf(exc)
+
+    def should_not_handle(self, exc: Exception) -> bool:
+        """An unexpected exception is Django's: its 500 page, its log and its report."""
+        return not isinstance(exc, exceptions.APIException)
 
 
-def error_body(exc: exceptions.APIException) -> dict[str, Any]:
-    """The one error body for a DRF exception."""
-    if isinstance(exc, exceptions.ValidationError):
-        return {"type": "validation_error", "errors": _flatten(exc.detail, None)}
-    detail = exc.detail
-    if isinstance(detail, dict | list):  # a client error raised with several messages
-        errors = _flatten(detail, None)
-        return {"type": "client_error", "errors": [{**e, "attr": None} for e in errors]}
-    return {"type": "client_error",
-            "errors": [{"code": getattr(detail, "code", None) or exc.default_code,
-                        "detail": str(detail), "attr": None}]}
+class ErrorFormatter(ExceptionFormatter):
+    """The library's body, with ``attr`` null for a message about the whole request
+    (``non_field_errors``, Django's ``__all__``) and for every client error."""
 
-
-def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """DRF's handler (status, ``Retry-After``, ``Allow``), with the one body shape and
-    the services' errors mapped with their Chinese messages."""
-    exc = _as_drf(exc)
-    response = exception_handler(exc, context)
-    if response is None or not isinstance(exc, exceptions.APIException):
-        return response
-    response.data = error_body(exc)
-    return response
+    def get_errors(self) -> list[Error]:
+        """One error per message, fields named as the library names them."""
+        whole = not isinstance(self.exc, exceptions.ValidationError)
+        return [replace(error, attr=None) if whole or error.attr in NON_FIELD_KEYS else error
+                for error in super().get_errors()]
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
