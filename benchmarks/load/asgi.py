@@ -2,7 +2,8 @@
 
 The platform's application (:mod:`config.asgi`) unchanged, plus the bare-transport
 consumer at ``ws/bench/<group>/`` and the counters endpoint (:mod:`.instrument`).
-``BENCH_UNLIMITED_RATE=1`` lifts the per-connection message rate limit.
+``BENCH_UNLIMITED_RATE=1`` lifts the per-connection message rate limit,
+``BENCH_UNLIMITED_SOCKETS=1`` the limit of table connections per account and address.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from config.asgi import application as platform
 
 from . import bare, instrument
 
-instrument.install(unlimited_rate=os.environ.get("BENCH_UNLIMITED_RATE") == "1")
+instrument.install(unlimited_rate=os.environ.get("BENCH_UNLIMITED_RATE") == "1",
+                   unlimited_sockets=os.environ.get("BENCH_UNLIMITED_SOCKETS") == "1")
 _bare = URLRouter(bare.websocket_urlpatterns)
 
 

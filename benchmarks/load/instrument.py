@@ -33,7 +33,7 @@ from typing import Any
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.backends.signals import connection_created
 
-from apps.matches import consumers, services
+from apps.matches import consumers, services, socket_limits
 from apps.matches.protocol import MatchError
 
 STATS_PATH = "/__bench__/stats"
@@ -114,9 +114,10 @@ def _counted_match_act(original: Callable[..., int]) -> Callable[..., int]:
     return match_act
 
 
-def install(*, unlimited_rate: bool) -> None:
+def install(*, unlimited_rate: bool, unlimited_sockets: bool = False) -> None:
     """Start counting in this daphne process; ``unlimited_rate`` lifts the per-connection
-    limit.
+    limit, ``unlimited_sockets`` the limit of table connections per account and address
+    (the reference of ``benchmarks.abuse``).
 
     The table endpoint allows each connection 10 messages/s (burst 40); a saturating bot
     plays faster than that, so saturation runs lift it to measure capacity, not policy.
@@ -127,6 +128,8 @@ def install(*, unlimited_rate: bool) -> None:
     if unlimited_rate:
         consumers.TableConsumer.messages_per_second = 1e9
         consumers.TableConsumer.message_burst = 1e9
+    if unlimited_sockets:
+        socket_limits.SOCKETS_PER_USER = socket_limits.SOCKETS_PER_ADDRESS = 10**9
 
 
 def snapshot() -> dict[str, Any]:

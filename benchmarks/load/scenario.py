@@ -15,6 +15,7 @@ import statistics
 import time
 import uuid
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -159,6 +160,9 @@ def _window(latencies: list[tuple[float, float]], start: float, end: float) -> l
     return [lat * 1000 for sent, lat in latencies if start <= sent <= end]
 
 
+Beside = Callable[[Servers, list[tables.BenchTable]], Awaitable[None]]
+"""Another load run beside a game's bots (:func:`game`)."""
+
 STARTUP_LIMIT = 120.0
 """At most this many seconds are waited for every table's first confirmed action."""
 REMATCH_POLL = 0.1
@@ -177,7 +181,8 @@ def login_all(servers: Servers, bench: list[tables.BenchTable], *,
 
 async def _play(servers: Servers, bench: list[tables.BenchTable], cookies: list[list[str]],
                 *, think: float, warmup: float, duration: float, play_on: bool,
-                whole: bool) -> tuple[list[bots.Bot], Sample, Sample, float]:
+                whole: bool, beside: Beside | None = None,
+                ) -> tuple[list[bots.Bot], Sample, Sample, float]:
     ports = servers.ports
     far = time.monotonic() + 3600
     players = [
@@ -205,6 +210,7 @@ async def _play(servers: Servers, bench: list[tables.BenchTable], cookies: list[
                        for i in range(0, len(players), 4))):
         await asyncio.sleep(REMATCH_POLL)
     startup = time.monotonic() - started
+    others = asyncio.create_task(beside(servers, bench)) if beside is not None else None
     await until(time.monotonic() + warmup)
     first = await asyncio.to_thread(Sample.take, servers)
     stop_at = first.at + duration
@@ -212,22 +218,27 @@ async def _play(servers: Servers, bench: list[tables.BenchTable], cookies: list[
         p.stop_at = stop_at
     await until(stop_at)
     last = await asyncio.to_thread(Sample.take, servers)
+    if others is not None:
+        others.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await others
     await asyncio.gather(*tasks)
     return players, first, last, startup
 
 
 def game(servers: Servers, count: int, *, think: float, warmup: float, duration: float,
-         routing: str = "split", play_on: bool = False, **settings: Any
-         ) -> tuple[Result, list[tables.BenchTable], list[bots.Bot]]:
+         routing: str = "split", play_on: bool = False, beside: Beside | None = None,
+         **settings: Any) -> tuple[Result, list[tables.BenchTable], list[bots.Bot]]:
     """Play ``count`` tables of 4 bots, connected as ``routing`` says; measure the window
     after ``warmup``. With ``play_on``, a table whose match finishes starts another
-    (``tables.tables_rematch``)."""
+    (``tables.tables_rematch``). ``beside`` runs from the start of play to the end of the
+    window, beside the bots (another client's load)."""
     whole = _whole(routing)
     bench = tables.tables_create(count, **settings)
     cookies = login_all(servers, bench, whole=whole)
     players, first, last, startup = asyncio.run(
         _play(servers, bench, cookies, think=think, warmup=warmup, duration=duration,
-              play_on=play_on, whole=whole)
+              play_on=play_on, whole=whole, beside=beside)
     )
     accepted = sum(a["accepted"] - b["accepted"] for b, a in zip(first.stats, last.stats,
                                                                   strict=True))
