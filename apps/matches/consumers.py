@@ -97,11 +97,23 @@ class TokenBucket:
 class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     """One connection to a room's table: a seat's player or a spectator."""
 
+    heartbeat: asyncio.Task[None] | None = None
+    """The connection's :meth:`_heartbeat` task, once it is connected."""
     messages_per_second = 10.0
     message_burst = 40.0
     error_cost = 2.0
     """A refused message costs this many tokens more (3 in all): a flood of bad ones is cut
     off first. Not ``unavailable``: the database being away is not the client's doing."""
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Run the connection; however it ends (closed, or a handler that raised, which
+        skips ``disconnect``), its heartbeat stops: it would poll the database and Redis
+        for a connection that is gone, for ever."""
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            if self.heartbeat is not None:
+                self.heartbeat.cancel()
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Call the message's handler, without Channels' ``close_old_connections`` hop.
@@ -158,7 +170,6 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self.asked: int | str | None = None
         self.awaited: tuple[int, int | str] | None = None
         self.seats: list[int] = []
-        self.heartbeat: asyncio.Task[None] | None = None
         self.sent_at = time.monotonic()
         # Held while a frame is chosen and sent, so frames leave in version order.
         self.order = asyncio.Lock()

@@ -20,8 +20,8 @@ import logging
 
 import redis
 
+from . import presence
 from .pacing import PRESENCE_TTL_SECONDS
-from .presence import _now, _redis
 
 logger = logging.getLogger(__name__)
 
@@ -50,9 +50,9 @@ def sockets_open(*, user_id: int, address: str | None, connection: str,
                  now: float | None = None) -> bool:
     """Count a new connection of ``user_id`` from ``address``; False, and not counted, when
     that passes a limit (two racing for the last place may both be refused)."""
-    now, limits = _now(now), _limits(user_id, address)
+    now, limits = presence._now(now), _limits(user_id, address)
     try:
-        pipe = _redis().pipeline()
+        pipe = presence._redis().pipeline()
         for key, _ in limits:
             pipe.zremrangebyscore(key, "-inf", now)
             pipe.zadd(key, {connection: now + PRESENCE_TTL_SECONDS})
@@ -71,9 +71,9 @@ def sockets_open(*, user_id: int, address: str | None, connection: str,
 def sockets_refresh(*, user_id: int, address: str | None, connection: str,
                     now: float | None = None) -> None:
     """Push back the expiry of an open connection (its heartbeat)."""
-    now = _now(now)
+    now = presence._now(now)
     try:
-        pipe = _redis().pipeline()
+        pipe = presence._redis().pipeline()
         for key, _ in _limits(user_id, address):
             pipe.zadd(key, {connection: now + PRESENCE_TTL_SECONDS})
             pipe.expire(key, int(PRESENCE_TTL_SECONDS * 2))
@@ -85,7 +85,7 @@ def sockets_refresh(*, user_id: int, address: str | None, connection: str,
 def sockets_close(*, user_id: int, address: str | None, connection: str) -> None:
     """Stop counting a closed connection."""
     try:
-        pipe = _redis().pipeline()
+        pipe = presence._redis().pipeline()
         for key, _ in _limits(user_id, address):
             pipe.zrem(key, connection)
         pipe.execute()

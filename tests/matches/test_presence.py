@@ -3,15 +3,18 @@ process dies, broadcast as ``presence`` frames and shown in every frame's player
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
-from apps.matches import presence
+from apps.matches import broadcast, presence
 from apps.matches.pacing import PRESENCE_TTL_SECONDS
+from tests.support import factories
 from tests.support.ws import connect_as
 
 from .driving import choose
@@ -111,3 +114,26 @@ def test_a_dead_process_connection_expires() -> None:
     finally:
         for seat in (0, 1):
             presence._redis().delete(presence.presence_key(match_id, seat))
+
+
+def _heartbeats() -> int:
+    """Table connections' heartbeat tasks still running in this process."""
+    return sum(1 for task in asyncio.all_tasks() if not task.done()
+               and getattr(task.get_coro(), "__qualname__", "") == "TableConsumer._heartbeat")
+
+
+@pytest.mark.asyncio
+async def test_a_connection_that_dies_in_a_handler_stops_its_heartbeat() -> None:
+    """A handler that raises ends the consumer without ``disconnect``: its heartbeat must
+    not go on polling the database and Redis for the dead connection."""
+    table = await database_sync_to_async(factories.table)("duyun")
+    before = _heartbeats()
+    comm, _ = await open_seat(table.users[0], table.room.code)
+    assert _heartbeats() == before + 1
+    # A message no handler takes, to this connection alone (its room's group).
+    await get_channel_layer().group_send(broadcast.room_group(table.room.pk),
+                                         {"type": "no.such.message"})
+    with pytest.raises(ValueError, match="No handler"):
+        await comm.wait(TIMEOUT)
+    await asyncio.sleep(0.05)  # the cancelled task's last step
+    assert _heartbeats() == before
