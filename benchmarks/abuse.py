@@ -172,7 +172,8 @@ def markdown(runs: dict[str, list[dict[str, Any]]], args: argparse.Namespace) ->
 def main(argv: list[str] | None = None) -> None:
     """Run the three kinds of run in turn, print and optionally write the section."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/bench_abuse")
+    parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/bench_abuse",
+                        help="dropped and re-created: its name must start with 'bench'")
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/8")
     parser.add_argument("--sockets", type=int, default=40)
     parser.add_argument("--rate", type=float, default=9.0)

@@ -288,7 +288,9 @@ def markdown(results: list[Result], memory: dict[str, Any], machine: dict[str, A
         "the bare relay and a counters endpoint) and one Celery worker (solo pool, `--beat`: "
         "the timer sweep) per daphne, on one PostgreSQL database (psycopg's pool) and one "
         "Redis database; production settings except MD5 passwords, plain-HTTP cookies and "
-        "no per-connection message limit (`benchmarks/load/settings.py`, `instrument.py`).",
+        "no per-connection message limit (`benchmarks/load/settings.py`, `instrument.py`). "
+        "The database (`--database-url`) is dropped and re-created, so its name must start "
+        "with `bench` (any other is refused: it protects real data).",
         "- Routing: *whole* sends every seat of table *t* to daphne *t* mod *n* (as nginx "
         "`hash` on the room path does); *split* sends seat *i* to daphne *i* mod *n*, so "
         "every table is spread over the processes. One daphne: both are the same.",

@@ -89,7 +89,8 @@ def prepare(database: str, redis_url: str, **extra_env: str) -> dict[str, str]:
 def main(argv: list[str] | None = None) -> None:
     """Parse arguments, run every measurement, print and optionally write the report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--database-url", default=DEFAULT_DATABASE)
+    parser.add_argument("--database-url", default=DEFAULT_DATABASE,
+                        help="dropped and re-created: its name must start with 'bench'")
     parser.add_argument("--redis-url", default=DEFAULT_REDIS)
     parser.add_argument("--duration", type=float, default=10.0,
                         help="measured seconds (think-time runs: twice this)")
