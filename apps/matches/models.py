@@ -30,8 +30,9 @@ class Match(models.Model):
         BETWEEN = "between", "局间结算"
         OVER = "over", "全场结束"
 
+    # Indexed by (room, -created_at) below, which serves every lookup by room.
     room = models.ForeignKey("clubs.Room", models.PROTECT, related_name="matches",
-                             verbose_name="房间")
+                             verbose_name="房间", db_index=False)
     club = models.ForeignKey("clubs.Club", models.PROTECT, related_name="matches",
                              verbose_name="亲友圈")
     variant = models.CharField("玩法", max_length=20)
@@ -191,7 +192,10 @@ class MatchEvent(models.Model):
         TABLE = "table", "牌桌事务"
         MATCH_END = "match_end", "全场结束"
 
-    match = models.ForeignKey(Match, models.CASCADE, related_name="events", verbose_name="对局")
+    # Indexed by the unique (match, seq) below, which serves every lookup by match: one
+    # index less to write per move.
+    match = models.ForeignKey(Match, models.CASCADE, related_name="events", verbose_name="对局",
+                              db_index=False)
     seq = models.BigIntegerField("序号")
     hand = models.ForeignKey(Hand, models.CASCADE, null=True, blank=True, related_name="events",
                              verbose_name="牌局")
