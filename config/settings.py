@@ -236,7 +236,8 @@ REDIS_URL = env("REDIS_URL", default=EMBEDDED_REDIS_URL)
 # apart, as they do for keys.
 CHANNEL_LAYERS: dict[str, dict[str, Any]] = {
     "default": {
-        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+        # channels_redis' pub/sub layer, forgetting each closed connection's channel.
+        "BACKEND": "apps.core.channel_layer.PubSubChannelLayer",
         "CONFIG": {
             # redis-py's parse_url has no annotations.
             "prefix": f"asgi:db{parse_redis_url(REDIS_URL).get('db', 0)}:",  # type: ignore[no-untyped-call]

@@ -116,7 +116,7 @@ async def test_websocket_rejects_foreign_origin(redis_url: str) -> None:
 @pytest.mark.asyncio
 async def test_channel_layer_round_trip_through_redis(redis_url: str) -> None:
     layer = get_channel_layer()
-    assert type(layer).__module__ == "channels_redis.pubsub"
+    assert isinstance(layer, RedisPubSubChannelLayer)
     channel = await layer.new_channel()
     await layer.send(channel, {"type": "tile.discarded", "tile": "九万"})
     assert (await layer.receive(channel))["tile"] == "九万"

@@ -9,6 +9,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from apps.core.channel_layer import channel_forget
 from apps.core.groups import user_group
 
 from .broadcast import (
@@ -34,6 +35,13 @@ class _PresenceConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]  # ch
 
     group_name: str | None = None
     club_id: int | None = None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Run the connection; however it ends, the layer forgets its channel."""
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await channel_forget(self)
 
     async def join(self, group_name: str) -> None:
         """Accept, and follow ``group_name`` and the user's own group (access changes)."""

@@ -39,6 +39,7 @@ from apps.accounts.services import LAST_SEEN_EVERY, user_last_seen_update
 from apps.clubs.selectors import rematch_state_open
 from apps.clubs.services.rematch import rematch_answer
 from apps.core.authentication import bearer_user
+from apps.core.channel_layer import channel_forget
 from apps.core.groups import user_group
 
 from . import broadcast, presence, selectors, services, socket_limits
@@ -107,13 +108,14 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         """Run the connection; however it ends (closed, or a handler that raised, which
-        skips ``disconnect``), its heartbeat stops: it would poll the database and Redis
-        for a connection that is gone, for ever."""
+        skips ``disconnect``), its heartbeat stops (it would poll the database and Redis
+        for a connection that is gone, for ever) and the layer forgets its channel."""
         try:
             await super().__call__(scope, receive, send)
         finally:
             if self.heartbeat is not None:
                 self.heartbeat.cancel()
+            await channel_forget(self)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Call the message's handler, without Channels' ``close_old_connections`` hop.
