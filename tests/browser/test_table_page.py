@@ -17,7 +17,14 @@ from majiang import Action, ActionType, Round, Tile, get_variant
 from majiang.scenario import deal_scenario
 from majiang.tiles import parse_tile
 
-from .conftest import DESKTOP, PHONE, SCREENSHOTS, assert_fits, wait_until
+from .conftest import (
+    DESKTOP,
+    PHONE,
+    SCREENSHOTS,
+    assert_fits,
+    assert_no_sideways_scroll,
+    wait_until,
+)
 from .fake_table import NAMES, WS_PATTERN, FakeTable
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -597,4 +604,22 @@ def test_too_many_table_pages_ask_the_player_to_close_some(browser, live_server,
     page.wait_for_timeout(1500)
     assert refusing.attempts == 1
     page.screenshot(path=str(SCREENSHOTS / "table-too-many-pages-phone.png"))
+    page.context.close()
+
+
+def test_long_names_in_a_phones_side_panels_are_shown_whole(browser, live_server, room):
+    """A 48 px side panel holds about three characters a line: a four-character name
+    wraps onto a second line instead of being cut to 欧阳…"""
+    names = ["张三", "欧阳大海", "王五", "司马长风"]
+    page = open_page(browser, live_server, room["users"][0],
+                     FakeTable(duyun_round(), names=names), 0)
+    page.wait_for_selector(".seat-panel.pos-left .name")
+    shown = page.evaluate("""[...document.querySelectorAll(
+            '.seat-panel.pos-left .name, .seat-panel.pos-right .name')]
+        .map(e => [e.textContent, e.scrollHeight <= e.clientHeight + 1,
+                   e.scrollWidth <= e.clientWidth + 1, e.getClientRects().length > 0])""")
+    assert sorted(text for text, *_ in shown) == ["司马长风", "欧阳大海"]
+    assert all(whole_h and whole_w and seen for _, whole_h, whole_w, seen in shown), shown
+    assert_no_sideways_scroll(page)
+    page.screenshot(path=str(SCREENSHOTS / "table-long-names-phone.png"))
     page.context.close()
