@@ -13,10 +13,10 @@ from django.contrib import admin
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
-from majiang.variants import VARIANTS, player_variants
+from majiang.variants import player_variants
 
 from .models import Club, JoinRequest, Membership, Room, RoomSeat, RuleTemplate
-from .selectors import variant_name
+from .selectors import rules_display, variant_name
 
 _WithRules = TypeVar("_WithRules", Room, RuleTemplate)
 
@@ -62,13 +62,8 @@ class RulesShownAdmin(admin.ModelAdmin[_WithRules]):
     @admin.display(description="规则设置")
     def rules(self, obj: _WithRules) -> str:
         """The rules as the room's page shows them: ``底分：1；局数：8；…``."""
-        variant = VARIANTS.get(obj.variant)
-        if variant is None:
-            return ""
-        return "；".join(
-            f"{setting.label}：{setting.display(obj.settings.get(setting.name, setting.default))}"
-            for setting in variant.schema.settings
-        )
+        return "；".join(f"{rule['label']}：{rule['value']}"
+                        for rule in rules_display(obj.variant, obj.settings))
 
 
 class MembershipInline(admin.TabularInline[Membership, Club]):

@@ -450,3 +450,20 @@ def rematch_state_open(room_id: int) -> dict[str, Any] | None:
     room = Room.objects.filter(pk=room_id, rematch_deadline__isnull=False,
                                status=Room.Status.WAITING).first()
     return None if room is None else rematch_state(room)
+
+
+def rules_display(variant_id: str, values: dict[str, Any]) -> list[dict[str, Any]]:
+    """A room's settings for display: label, value as shown (开/关, a choice's name),
+    description and the rulings it comes from."""
+    variant = VARIANTS.get(variant_id)
+    if variant is None:
+        return []
+    return [
+        {
+            "label": setting.label,
+            "value": setting.display(values.get(setting.name, setting.default)),
+            "description": setting.description,
+            "rulings": setting.rulings,
+        }
+        for setting in variant.schema.settings
+    ]

@@ -197,23 +197,6 @@ def room_create(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse
     )
 
 
-def _rules_display(variant_id: str, values: dict[str, Any]) -> list[dict[str, Any]]:
-    """A room's settings for display: label, value as shown (开/关, a choice's name),
-    description and the rulings it comes from."""
-    variant = VARIANTS.get(variant_id)
-    if variant is None:
-        return []
-    return [
-        {
-            "label": setting.label,
-            "value": setting.display(values.get(setting.name, setting.default)),
-            "description": setting.description,
-            "rulings": setting.rulings,
-        }
-        for setting in variant.schema.settings
-    ]
-
-
 @require_GET
 def room_lobby(request: HttpRequest, code: str) -> HttpResponse:
     """The room lobby: seats by wind with the dealer, one 准备 toggle and who is online,
@@ -236,7 +219,7 @@ def room_lobby(request: HttpRequest, code: str) -> HttpResponse:
             "my_ready": my_seat is not None and bool((state["seats"][my_seat] or {}).get("ready")),
             "is_manager": role in MANAGERS,
             "is_creator": room.created_by_id == request.user.pk,
-            "settings": _rules_display(room.variant, room.settings),
+            "settings": selectors.rules_display(room.variant, room.settings),
             "share": share.room_share(request, room),
             "invite_share": share.invite_share(request, room.club, room)
             if role in MANAGERS
@@ -309,7 +292,8 @@ def rules_page(request: HttpRequest, variant_id: str) -> HttpResponse:
             "room_missing": bool(code) and room is None,
             "guide": rules_guide.guide(variant_id, values),
             "rulings": {r.id: r for r in rulings_for(variant_id)},
-            "room_settings": _rules_display(variant_id, values) if room is not None else [],
+            "room_settings": (selectors.rules_display(variant_id, values)
+                              if room is not None else []),
             "settings": [
                 {
                     "label": setting.label,
