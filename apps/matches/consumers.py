@@ -42,7 +42,7 @@ from apps.core.authentication import bearer_user
 from apps.core.channel_layer import channel_forget
 from apps.core.groups import user_group
 
-from . import broadcast, presence, selectors, services, socket_limits
+from . import broadcast, pacing, presence, selectors, services, socket_limits
 from .pacing import PRESENCE_HEARTBEAT_SECONDS, VERSION_CHECK_SECONDS
 from .protocol import (
     MAX_MESSAGE_BYTES,
@@ -162,6 +162,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self._refuse_connection(CLOSE_TOO_MANY)
             return
         self.user, self.room_id, self.seat = user, access.room_id, access.seat
+        # When this connection opened, to tell the newer of two (see table_replaced).
+        self.opened = (pacing.now().timestamp(), self.channel_name)
         self.match_id: int | None = None
         self.over = False  # the match followed has ended (its 再来一场 prompt may be open)
         self.version = -1
@@ -200,7 +202,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             # After this connection's presence joined: the seat never looks offline.
             await self.channel_layer.group_send(
                 broadcast.seat_group(self.room_id, user.pk),
-                {"type": broadcast.REPLACED_EVENT, "origin": self.channel_name})
+                {"type": broadcast.REPLACED_EVENT, "origin": self.channel_name,
+                 "opened": list(self.opened)})
 
     async def _send_rematch(self) -> None:
         """Show a page that connects to a finished match the room's open 再来一场 prompt."""
@@ -570,8 +573,13 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self.send_json({"type": "rematch", "v": self.shown, **event["rematch"]})
 
     async def table_replaced(self, event: dict[str, Any]) -> None:
-        """The same player opened this table in another tab: say so, and close (4009)."""
-        if event["origin"] != self.channel_name:
+        """The same player opened this table in another tab: say so, and close (4009).
+
+        Only an older connection gives way: the notice of one that opened earlier can
+        arrive late (its handshake was still sending it when the page reconnected), and
+        must not close the newer one. Equal clocks fall back to the channel names, so
+        exactly one of two connections survives."""
+        if tuple(event["opened"]) > self.opened:
             await self.send_json({"type": "replaced", "v": self.shown})
             await self.close(code=CLOSE_REPLACED)
 

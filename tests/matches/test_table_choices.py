@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from apps.clubs.models import Room, RoomSeat
-from apps.matches import pacing, services, state
+from apps.matches import broadcast, pacing, services, state
 from apps.matches.models import Match, MatchPlayer
 from apps.matches.protocol import MatchError
 from tests.support.clock import later
@@ -24,7 +25,7 @@ from tests.support.ws import connect_as
 from .driving import choose
 from .test_match_end import play_out_match
 from .test_table_care import fire_when_due
-from .test_table_consumer import open_all, recv
+from .test_table_consumer import open_all, quiet, recv
 
 pytestmark = pytest.mark.django_db(transaction=True)
 db = database_sync_to_async
@@ -276,3 +277,25 @@ async def test_a_second_tab_on_a_seat_replaces_the_first(make_table: Any) -> Non
     assert "update" in kinds and "replaced" not in kinds
     for comm in (second, watcher, *comms[:turn], *comms[turn + 1:]):
         await comm.disconnect()
+
+
+@pytest.mark.asyncio
+async def test_an_older_tabs_late_notice_leaves_the_newer_one_open(make_table: Any) -> None:
+    """A page that reconnects at once can open its new connection before the old one's
+    handshake has sent its "I replace you" notice (CI, 2026-12-06): that late notice of
+    the older connection must not close the newer one; a newer one's notice still does."""
+    table = await db(make_table)()
+    user = table.users[0]
+    tab = connect_as(user, table.room.code)
+    assert (await tab.connect())[0]
+    assert (await recv(tab))["type"] == "snapshot"
+    group = broadcast.seat_group(table.room.pk, user.pk)
+    moment = pacing.now().timestamp()
+    layer = get_channel_layer()
+    await layer.group_send(group, {"type": broadcast.REPLACED_EVENT, "origin": "older",
+                                   "opened": [moment - 1, "older"]})
+    assert await quiet(tab, 0.2)
+    await layer.group_send(group, {"type": broadcast.REPLACED_EVENT, "origin": "newer",
+                                   "opened": [moment + 1, "newer"]})
+    assert (await recv(tab))["type"] == "replaced"
+    assert await tab.receive_output(5) == {"type": "websocket.close", "code": 4009}
