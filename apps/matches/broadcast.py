@@ -6,8 +6,9 @@ room's table page joins ``table_<room id>`` to hear that a match has started the
 room's 再来一场 prompt); a seated player's connection also joins ``seat_<room id>_<user id>``,
 where a newer tab of the same player replaces it.
 
-A committed change is one message to the match group: its version range and, per audience
-(each seat, and spectators), that audience's frame already encoded as JSON. Each connection
+A committed change is one message to the match group: per audience (each seat, and
+spectators), the range of that audience's own versions it spans and its frame already
+encoded as JSON. Each connection
 forwards only its own audience's text (``TableConsumer.table_update``), so a client never
 receives another seat's frame, while the change costs one publish and no encoding on the
 event loop. It is sent from ``transaction.on_commit`` with the channel layer's own
@@ -66,14 +67,14 @@ def audience(viewer: int | None) -> str:
 
 
 def send_updates(
-    match_id: int, updates: dict[int | None, dict[str, Any]], *, span: tuple[int, int]
+    match_id: int, updates: dict[int | None, dict[str, Any]], *,
+    spans: dict[int | None, tuple[int, int]],
 ) -> None:
-    """Publish one committed change (versions ``span``, each viewer's ``update`` frame) to
-    the match group. An audience without a frame may see nothing of the change."""
+    """Publish one committed change (each viewer's versions ``spans`` and ``update``
+    frame) to the match group. An audience without a frame may see nothing of the change."""
     group_send(match_group(match_id), {
         "type": UPDATE_EVENT,
-        "from": span[0],
-        "v": span[1],
+        "spans": {audience(viewer): list(span) for viewer, span in spans.items()},
         "texts": {audience(viewer): encode_frame(frame) for viewer, frame in updates.items()},
     })
 

@@ -55,6 +55,8 @@ class MatchChange:
     now: datetime = field(default_factory=pacing.now)
     entries: list[MatchEvent] = field(default_factory=list)
     new_decision: bool = False
+    public: bool = False
+    """The change logged an event everyone may see (a spectator's view moved on)."""
     cached: bool = False
     """Made from the cached state, without reading the row: the write checks the row."""
     locked: bool = False
@@ -64,9 +66,15 @@ class MatchChange:
     base: dict[str, Any] = field(init=False)
     """The row as this change found it: the write is conditional on it."""
 
+    views_before: list[int] = field(init=False)
+    """Each audience's version before this change (seats, then spectators)."""
+
     def __post_init__(self) -> None:
         self.stored = {p.seat: _player_fields(p) for p in self.players}
         self.base = {"version": self.match.version, "offline_since": self.match.offline_since}
+        if not self.match.views:
+            self.match.views = [0] * (len(self.players) + 1)
+        self.views_before = list(self.match.views)
 
     @classmethod
     def open(cls, match_id: int, *, cached: bool = False,
@@ -108,11 +116,16 @@ class MatchChange:
     def log(
         self, kind: str, events: list[dict[str, Any]], *, seat: int | None = None, **extra: Any
     ) -> MatchEvent:
-        """Append a log entry holding ``events`` (log form) and bump the version."""
-        self.match.version += 1
+        """Append a log entry holding ``events`` (log form) and bump the version, and the
+        version of each audience that may see one of them (:func:`frames.audiences_seeing`)."""
+        match = self.match
+        match.version += 1
+        seeing = frames.audiences_seeing(events, len(self.players))
+        match.views = [v + seen for v, seen in zip(match.views, seeing, strict=True)]
+        self.public = self.public or seeing[-1]
         entry = MatchEvent(
-            match=self.match, seq=self.match.version, hand=self.hand, kind=kind, seat=seat,
-            payload={"events": events, **extra},
+            match=match, seq=match.version, hand=self.hand, kind=kind, seat=seat,
+            payload={"events": events, **extra}, views=list(match.views),
         )
         self.entries.append(entry)
         return entry
@@ -158,19 +171,20 @@ class MatchChange:
                 raise StaleStateError
             self._checkin_on_commit()
             return
-        match.changed_at = self.now
+        if self.public:  # a private decision moves no clock others can see (H1)
+            match.changed_at = self.now
         if self.new_decision:
-            match.decision_version = match.version
+            match.decision_views = list(match.views)
         if not row.update(**{name: getattr(match, name) for name in _MATCH_FIELDS}):
             raise StaleStateError
         MatchEvent.objects.bulk_create(self.entries)
         for player in self.players:
             if _player_fields(player) != self.stored[player.seat]:
                 player.save(update_fields=["consecutive_timeouts", "auto_play"])
-        span, updates = frames.update_span(self), frames.updates_for(self)
+        spans, updates = frames.update_spans(self), frames.updates_for(self)
         self._checkin_on_commit()
         transaction.on_commit(
-            lambda: broadcast.send_updates(match.pk, updates, span=span), robust=True
+            lambda: broadcast.send_updates(match.pk, updates, spans=spans), robust=True
         )
 
     def release(self) -> None:
@@ -221,8 +235,8 @@ def _change_once(match_id: int, apply: Callable[[MatchChange], None], *,
 
 
 _MATCH_FIELDS = [
-    "status", "stage", "hands_played", "dealer", "streak", "totals", "version",
-    "decision_version", "changed_at", "deadline", "timer_due", "ready_seats", "dissolve_vote",
+    "status", "stage", "hands_played", "dealer", "streak", "totals", "version", "views",
+    "decision_views", "changed_at", "deadline", "timer_due", "ready_seats", "dissolve_vote",
     "finished_at", "offline_since", "paused_left_ms", "next_hand",
 ]
 

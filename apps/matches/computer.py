@@ -48,12 +48,12 @@ def computer_votes(change: MatchChange) -> dict[str, bool]:
     return {str(p.seat): True for p in change.players if p.computer}
 
 
-def match_seat_take(*, match_id: int, user: User, seat: int) -> int:
-    """A club member takes a computer seat between hands; return the match version.
+def match_seat_take(*, match_id: int, user: User, seat: int) -> None:
+    """A club member takes a computer seat between hands.
 
     The seat's later hands are booked to the member; its hands so far stay the computer
     account's. Raises :class:`MatchError` with nothing changed."""
-    return change_run(match_id, lambda change: _take(change, user, seat)).match.version
+    change_run(match_id, lambda change: _take(change, user, seat))
 
 
 def _take(change: MatchChange, user: User, seat: int) -> None:

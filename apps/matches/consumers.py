@@ -328,7 +328,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                 logger.exception("room %s: heartbeat round failed", self.room_id)
 
     async def _catch_up_if_behind(self) -> None:
-        current = await _read(selectors.room_match_version, self.room_id)
+        current = await _read(selectors.room_match_version, self.room_id, self.seat)
         if current is None:
             return
         match_id, version = current
@@ -536,22 +536,21 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         """A committed change: forward this connection's own frame in order, or catch up
         from the log on a gap."""
         async with self.order:
-            if event["v"] <= self.version:
+            since, version = event["spans"][broadcast.audience(self.seat)]
+            if version <= self.version:  # nothing this viewer may see (H2), or sent already
                 return
-            if event["from"] != self.version:
+            if since != self.version:
                 await self._resync_in_order(self.version)
                 return
-            self.version = event["v"]
-            text = event["texts"].get(broadcast.audience(self.seat))
-            if text is None:  # this viewer may see nothing of the change (H2)
-                return
-            if self.awaited is not None and event["v"] >= self.awaited[0]:
+            self.version = version
+            text = event["texts"][broadcast.audience(self.seat)]
+            if self.awaited is not None and version >= self.awaited[0]:
                 # The frame is encoded once for every viewer: the id goes in front.
                 text = f'{encode_frame({"id": self.awaited[1]})[:-1]},{text[1:]}'
                 self.awaited = None
             self.sent_at = time.monotonic()
             await self.send(text_data=text)
-            self.shown = event["v"]
+            self.shown = version
 
     async def table_presence(self, event: dict[str, Any]) -> None:
         """A seat came online or went offline: forward who is connected (not versioned)."""

@@ -4,6 +4,11 @@ A viewer is a seat number, or ``None`` for spectators. Every frame is built from
 ``Round.observation(viewer)`` and logged events filtered by
 :func:`majiang.actions.logged_for_viewer`; the full snapshot of a round (hidden tiles,
 wall order) and a hand's seed before it ends are never put in a frame.
+
+A frame's version ``v`` is the viewer's own: how many log entries it may see an event of
+(``Match.views``). Another seat's private decision (a pass, a 报叫 answer, a 报杠 panel)
+moves only that seat's count, so what a viewer receives, versions included, is a
+function of what it may see (H1, H2).
 """
 
 from __future__ import annotations
@@ -82,14 +87,28 @@ def clock_info(match: Match) -> dict[str, Any]:
     }
 
 
+def audiences_seeing(events: list[dict[str, Any]], players: int) -> list[bool]:
+    """Whether each seat, then spectators, may see one of a log entry's ``events``."""
+    viewers: list[int | None] = [*range(players), None]
+    return [any(logged_for_viewer(e, viewer) is not None for e in events) for viewer in viewers]
+
+
+def view_version(views: list[int], viewer: int | None) -> int:
+    """``viewer``'s own version in a match's (or a log entry's) ``views``."""
+    if not views:
+        return 0
+    return views[-1 if viewer is None else viewer]
+
+
 def viewer_events(entries: Iterable[MatchEvent], viewer: int | None) -> list[dict[str, Any]]:
-    """The events of log entries that ``viewer`` may see, each tagged with its entry's ``v``."""
+    """The events of log entries that ``viewer`` may see, each tagged with the viewer's
+    version after its entry (``v``)."""
     out: list[dict[str, Any]] = []
     for entry in entries:
         for logged in entry.payload["events"]:
             event = logged_for_viewer(logged, viewer)
             if event is not None:
-                event["v"] = entry.seq
+                event["v"] = view_version(entry.views, viewer)
                 out.append(event)
     return out
 
@@ -99,9 +118,13 @@ def observation_of(rnd: Round | None, viewer: int | None) -> dict[str, Any] | No
     return rnd.observation(viewer) if rnd is not None else None
 
 
-def update_span(change: MatchChange) -> tuple[int, int]:
-    """The versions a committed change goes from and to."""
-    return change.entries[0].seq - 1, change.match.version
+def update_spans(change: MatchChange) -> dict[int | None, tuple[int, int]]:
+    """The versions a committed change takes each viewer from and to (equal for a viewer
+    who may see none of it)."""
+    viewers: list[int | None] = [*(p.seat for p in change.players), None]
+    return {viewer: (view_version(change.views_before, viewer),
+                     view_version(change.match.views, viewer))
+            for viewer in viewers}
 
 
 def updates_for(change: MatchChange) -> dict[int | None, dict[str, Any]]:
@@ -120,7 +143,6 @@ def updates_for(change: MatchChange) -> dict[int | None, dict[str, Any]]:
     """
     match = change.match
     table = table_info(match, change.players, change.hand, None)
-    since = change.entries[0].seq - 1
     viewers: list[int | None] = [p.seat for p in change.players]
     viewers.append(None)
     seen = {viewer: viewer_events(change.entries, viewer) for viewer in viewers}
@@ -129,8 +151,8 @@ def updates_for(change: MatchChange) -> dict[int | None, dict[str, Any]]:
     return {
         viewer: {
             "type": "update",
-            "from": since,
-            "v": match.version,
+            "from": view_version(change.views_before, viewer),
+            "v": view_version(match.views, viewer),
             "events": seen[viewer],
             "observation": views.get(viewer),
             "table": table,
@@ -147,7 +169,7 @@ def snapshot_frame(
     """The full current view for ``viewer`` (on connect, or when too far behind)."""
     return {
         "type": "snapshot",
-        "v": match.version,
+        "v": view_version(match.views, viewer),
         "seat": viewer,
         "observation": observation_of(rnd, viewer),
         "table": table_info(match, players, hand, connected),

@@ -46,11 +46,16 @@ class Match(models.Model):
     streak = models.PositiveSmallIntegerField("下一局连庄数", default=1)
     totals = models.JSONField("累计得分", default=list)
     version = models.BigIntegerField("版本", default=0, help_text="最后一条日志的序号")
-    decision_version = models.BigIntegerField(
-        "决策点版本", default=0, help_text="当前决策点开始时的版本；更早的版本发来的操作已过期"
+    views = models.JSONField(
+        "各方版本", default=list,
+        help_text="每个座位和旁观者各自看到的日志条数（最后一项是旁观者），即各自收到的版本号",
+    )
+    decision_views = models.JSONField(
+        "决策点版本", default=list,
+        help_text="当前决策点开始时各方的版本；更早的版本发来的操作已过期",
     )
     changed_at = models.DateTimeField("最后变化", auto_now_add=True,
-                                      help_text="最后一次状态变化的时间")
+                                      help_text="最后一次公开变化的时间")
     deadline = models.DateTimeField("截止时间", null=True, blank=True,
                                     help_text="当前决策点的截止时间")
     timer_due = models.DateTimeField(
@@ -202,6 +207,8 @@ class MatchEvent(models.Model):
     kind = models.CharField("类型", max_length=10, choices=Kind.choices)
     seat = models.PositiveSmallIntegerField("座位", null=True, blank=True)
     payload = models.JSONField("内容")
+    views = models.JSONField("各方版本", default=list,
+                             help_text="本条之后每个座位和旁观者各自的版本（见对局的各方版本）")
     created_at = models.DateTimeField("时间", auto_now_add=True)
 
     class Meta:

@@ -42,7 +42,7 @@ REMATCH_SECONDS = 60
 """How long the shared 再来一场 prompt waits for the seats' answers
 (:mod:`apps.clubs.services.rematch`); then those who have not agreed leave their seats."""
 AUTO_PLAY_DELAY = timedelta(seconds=1)
-"""How long a seat in 托管 takes to act (after the last change)."""
+"""How long a seat in 托管 takes to act (after the last public change)."""
 COMPUTER_PAUSE_MS = (800, 1500)
 """A computer seat acts after a pause in this range (milliseconds); the setting
 ``MATCH_COMPUTER_PAUSE_MS`` (the same by default) is what live play reads."""
@@ -80,12 +80,13 @@ def hold_until(match: Match, rnd: Round | None) -> datetime | None:
 
 
 def auto_play_delay(match: Match, player: MatchPlayer) -> timedelta:
-    """How long after the last change an automatic seat acts: the 托管 delay, or for a
-    computer seat a human-like pause of 0.8–1.5 s, fixed by the match, its version and the
-    seat."""
+    """How long after the last public change an automatic seat acts: the 托管 delay, or for
+    a computer seat a human-like pause of 0.8–1.5 s, fixed by the match, its public version
+    (a private decision of another seat must not move it) and the seat."""
     if not player.computer:
         return AUTO_PLAY_DELAY
-    digest = hashlib.blake2b(f"{match.pk}:{match.version}:{player.seat}".encode(),
+    public = match.views[-1] if match.views else 0
+    digest = hashlib.blake2b(f"{match.pk}:{public}:{player.seat}".encode(),
                              digest_size=4).digest()
     low, high = settings.MATCH_COMPUTER_PAUSE_MS
     return timedelta(milliseconds=low + int.from_bytes(digest, "big") % (high - low + 1))

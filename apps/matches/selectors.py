@@ -11,7 +11,7 @@ from apps.clubs.models import Room, RoomSeat
 from apps.clubs.selectors import membership_role
 
 from . import presence, state
-from .frames import snapshot_frame, viewer_events
+from .frames import snapshot_frame, view_version, viewer_events
 from .models import Match, MatchEvent, MatchPlayer
 
 MAX_CATCHUP_ENTRIES = 200
@@ -64,10 +64,11 @@ def table_access(room: Room, user: Any) -> TableAccess | None:
     return TableAccess(room.pk, seat, match.pk if match is not None else None)
 
 
-def room_match_version(room_id: int) -> tuple[int, int] | None:
-    """The room's most recent match and its version (seq of its last log entry), or
-    ``None`` before its first match."""
-    return _room_matches(room_id).values_list("pk", "version").first()
+def room_match_version(room_id: int, viewer: int | None) -> tuple[int, int] | None:
+    """The room's most recent match and ``viewer``'s version of it, or ``None`` before
+    its first match."""
+    row = _room_matches(room_id).values_list("pk", "views").first()
+    return None if row is None else (row[0], view_version(row[1], viewer))
 
 
 def table_snapshot(match_id: int, viewer: int | None) -> dict[str, Any]:
@@ -95,7 +96,7 @@ def last_settlement(match: Match) -> dict[str, Any] | None:
 
 
 def table_catchup(match_id: int, since: int, viewer: int | None) -> dict[str, Any]:
-    """The events ``viewer`` missed after version ``since``, with the current view.
+    """The events ``viewer`` missed after its version ``since``, with the current view.
 
     A ``catchup`` frame (missed events plus the snapshot) when at most
     :data:`MAX_CATCHUP_ENTRIES` entries were missed, else a plain ``snapshot``.
@@ -104,7 +105,10 @@ def table_catchup(match_id: int, since: int, viewer: int | None) -> dict[str, An
     missed = frame["v"] - since
     if since < 0 or missed < 0 or missed > MAX_CATCHUP_ENTRIES:
         return frame  # a version from the future (a bad client) gets the snapshot too
-    entries = MatchEvent.objects.filter(match_id=match_id, seq__gt=since, seq__lte=frame["v"])
+    # The viewer's column of each entry's ``views`` (spectators' is the last).
+    column = f"views__{len(frame['table']['players']) if viewer is None else viewer}"
+    entries = MatchEvent.objects.filter(
+        match_id=match_id, **{f"{column}__gt": since, f"{column}__lte": frame["v"]})
     return {
         **frame,
         "type": "catchup",

@@ -27,7 +27,7 @@ from majiang import IllegalActionError
 
 from . import computer, lifecycle, pacing, pause
 from .change import MatchChange, change_run, moment_of
-from .frames import epoch_ms
+from .frames import epoch_ms, view_version
 from .models import Match, MatchEvent, MatchPlayer
 from .pacing import DISSOLVE_VOTE_SECONDS, auto_play_delay
 from .protocol import ClientMessage, MatchError, parse_client_message, table_event
@@ -47,13 +47,17 @@ def match_start(*, room: Room) -> Match:
 
 
 def match_act(*, match_id: int, user_id: int, payload: Any) -> int:
-    """Handle one client message from user ``user_id``; return the match version afterwards.
+    """Handle one client message from user ``user_id``; return the user's own version
+    (:mod:`apps.matches.frames`) afterwards.
 
     Raises :class:`~apps.matches.protocol.MatchError` (``malformed``, ``not_seated``,
     ``stale_version``, a rules code such as ``not_your_turn`` ...) with nothing changed.
     """
     message = parse_client_message(payload)
-    return change_run(match_id, lambda change: _dispatch(change, user_id, message)).match.version
+    change = change_run(match_id, lambda change: _dispatch(change, user_id, message))
+    player = change.player_of(user_id)
+    assert player is not None  # a message from anyone else is refused
+    return view_version(change.match.views, player.seat)
 
 
 def _dispatch(change: MatchChange, user_id: int, message: ClientMessage) -> None:
@@ -83,7 +87,9 @@ def _player_action(change: MatchChange, player: MatchPlayer, message: ClientMess
     match = change.match
     version = message.version
     assert version is not None
-    if version > match.version or version < match.decision_version:
+    seat = player.seat
+    if version > view_version(match.views, seat) or version < view_version(
+            match.decision_views, seat):
         raise MatchError("stale_version")
     if match.stage != Match.Stage.HAND or change.rnd is None:
         raise MatchError("hand_over")

@@ -156,8 +156,8 @@ async def test_a_socket_without_a_valid_token_or_session_is_refused() -> None:
 @pytest.mark.asyncio
 async def test_presence_carries_the_version_of_the_last_state_frame_not_an_unseen_one(
 ) -> None:
-    """Item 5: a change this viewer may not see (H2: no frame for it) moves the match on,
-    but the next ``presence`` frame still says the ``v`` of the last frame it was sent."""
+    """Item 5: a change this viewer may not see (H2: no frame for it, its own version does
+    not move) leaves the next ``presence`` frame at the ``v`` of the last frame it was sent."""
     from channels.layers import get_channel_layer
 
     from apps.matches import broadcast
@@ -169,7 +169,8 @@ async def test_presence_carries_the_version_of_the_last_state_frame_not_an_unsee
     shown = (await _frame(comm))["v"]
     layer = get_channel_layer()
     await layer.group_send(broadcast.match_group(match_id), {  # another seat's private change
-        "type": broadcast.UPDATE_EVENT, "from": shown, "v": shown + 1, "texts": {},
+        "type": broadcast.UPDATE_EVENT, "spans": {"0": [shown, shown], "1": [4, 5]},
+        "texts": {"1": '{"type":"update"}'},
     })
     await layer.group_send(broadcast.room_group(room.pk), {
         "type": broadcast.PRESENCE_EVENT, "players": [{"seat": 0, "connected": True}],

@@ -30,6 +30,7 @@ from django.test import Client
 from apps.accounts.models import User
 from apps.ledgers.words import tile_name
 from apps.matches import services
+from apps.matches.frames import view_version
 from apps.matches.lifecycle import commitment_of
 from apps.matches.models import Hand, Match, MatchEvent, MatchPlayer
 from majiang.record import replay
@@ -433,7 +434,7 @@ def test_a_pung_that_a_win_overrode_is_shown_void(browser: Any, daphne_url: str)
             ((d + 2) % 4, {"type": "win"}),
         ):
             match.refresh_from_db()
-            act(match, users[seat], {**payload, "v": match.version})
+            act(match, users[seat], {**payload, "v": view_version(match.views, seat)})
     hand = Hand.objects.get(match=match, number=1)
     assert [w.seat for w in replay(hand.record).wins] == [(d + 2) % 4]
     pung, winner = NAMES[(d + 1) % 4], NAMES[(d + 2) % 4]

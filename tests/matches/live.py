@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from apps.matches import state
+from apps.matches.frames import view_version
 from apps.matches.models import Match, MatchEvent
 from majiang.record import replay
 from tests.support.ws import TableClient
@@ -67,6 +68,6 @@ def assert_log_replays(match_id: int, clients: list[TableClient]) -> None:
     rebuilt = state.round_rebuild(match, hand)
     assert replay(hand.record).snapshot() == rebuilt.snapshot()
     for seat, client in enumerate(clients):
-        assert client.v == match.version
+        assert client.v == view_version(match.views, seat)
         assert client.latest["observation"] == rebuilt.observation(seat)
 

@@ -159,6 +159,11 @@ def _version(match_id: int) -> int:
     return Match.objects.values_list("version", flat=True).filter(pk=match_id).first() or 0
 
 
+def _views(match_id: int) -> list[int]:
+    """Each connection's own version now (seats, then :data:`SPECTATOR`)."""
+    return Match.objects.values_list("views", flat=True).get(pk=match_id)
+
+
 def _audiences(match_id: int, since: int, upto: int) -> set[int]:
     """The connections (seats, :data:`SPECTATOR`) that may see an event logged in
     ``(since, upto]``."""
@@ -229,9 +234,10 @@ class Game:
     async def _follow(self, since: int, upto: int, skip: int | None = None) -> None:
         """Read the ``update`` of each connection that may see a change in ``(since, upto]``."""
         seen = await database_sync_to_async(_audiences)(self.match_id, since, upto)
+        views = await database_sync_to_async(_views)(self.match_id)
         for i in sorted(seen - {skip}):
             frame = await self.conns[i].state()
-            assert frame["type"] == "update" and frame["v"] == upto, (i, frame)
+            assert frame["type"] == "update" and frame["v"] == views[i], (i, frame)
             self.latest[i] = frame
 
     async def act(self, seat: int, message: dict[str, Any], *, expect: str | None = None,
@@ -248,7 +254,8 @@ class Game:
         assert expect is None, (message, reply)
         assert reply["type"] == "update", reply
         self.latest[seat] = reply
-        await self._follow(before, reply["v"], skip=seat)
+        await self._follow(before, await database_sync_to_async(_version)(self.match_id),
+                           skip=seat)
         return reply
 
     async def sweep(self, **shift: Any) -> bool:

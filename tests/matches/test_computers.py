@@ -25,6 +25,7 @@ from apps.ledgers.models import HandResult, LedgerEntry, MatchResult
 from apps.ledgers.selectors import LedgerFilters, ledger_access, member_totals
 from apps.matches import computer, selectors, services, state
 from apps.matches.consumers import TableConsumer
+from apps.matches.frames import view_version
 from apps.matches.models import Match, MatchEvent, MatchPlayer
 from apps.matches.pacing import auto_play_delay
 from apps.matches.protocol import MatchError
@@ -205,7 +206,7 @@ def test_a_practice_room_seats_three_computers_and_books_nothing() -> None:
         move = choose(rnd.observation(0))
         if move is not None:
             services.match_act(match_id=match.pk, user_id=owner.pk,
-                               payload={**move, "v": match.version})
+                               payload={**move, "v": view_version(match.views, 0)})
         else:
             _shift_clock(match.pk)
             assert services.match_timers_fire() == 1
@@ -257,7 +258,7 @@ def test_a_member_takes_a_computer_seat_in_the_lobby_and_between_hands() -> None
         move = choose(rnd.observation(0))
         if move is not None:
             services.match_act(match_id=match.pk, user_id=owner.pk,
-                               payload={**move, "v": match.version})
+                               payload={**move, "v": view_version(match.views, 0)})
         else:
             _shift_clock(match.pk)
             services.match_timers_fire()

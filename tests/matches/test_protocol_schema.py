@@ -28,6 +28,7 @@ from referencing.jsonschema import DRAFT7
 from apps.clubs.services.computers import room_computers_fill
 from apps.clubs.services.rooms import room_ready_set, room_sit
 from apps.matches import computer, services
+from apps.matches.frames import view_version
 from apps.matches.models import Match
 from apps.matches.protocol import ERROR_MESSAGES, PHRASES, MatchError, parse_client_message
 from apps.matches.selectors import table_catchup
@@ -234,15 +235,17 @@ def test_a_taken_computer_seat_fits_the_document() -> None:
         move = choose(round_now(match).observation(0))
         if move is not None:
             services.match_act(match_id=match.pk, user_id=owner.pk,
-                               payload={**move, "v": match.version})
+                               payload={**move, "v": view_version(match.views, 0)})
         else:
             _shift_clock(match.pk)
             services.match_timers_fire()
     assert match.stage == Match.Stage.BETWEEN
-    version = computer.match_seat_take(match_id=match.pk, user=member, seat=2)
+    computer.match_seat_take(match_id=match.pk, user=member, seat=2)
+    match.refresh_from_db()
     checker = Checker(_doc())
     for viewer in (0, 2, None):
-        frame = table_catchup(match_id=match.pk, since=version - 1, viewer=viewer)
+        since = view_version(match.views, viewer) - 1
+        frame = table_catchup(match_id=match.pk, since=since, viewer=viewer)
         assert [e["type"] for e in frame["events"]] == ["seat_taken"]
         assert not checker.errors("TableFrame", frame)
     assert "SeatTakenEvent" in checker.used

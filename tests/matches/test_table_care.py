@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from apps.ledgers.models import HandResult, MatchResult
 from apps.matches import selectors, services, state
+from apps.matches.frames import view_version
 from apps.matches.models import Hand, Match, MatchEvent, MatchPlayer
 from tests.matches.driving import choose
 from tests.support.rounds import round_now
@@ -81,7 +82,7 @@ def test_a_seat_not_in_tuoguan_still_gets_the_settlement_delay(make_table: Any) 
             fire_when_due(match)
         else:
             services.match_act(match_id=match.pk, user_id=table.users[0].pk,
-                               payload={**move, "v": current.version})
+                               payload={**move, "v": view_version(current.views, 0)})
     match.refresh_from_db()
     assert match.stage == Match.Stage.BETWEEN
     assert sorted(match.ready_seats) == [1, 2, 3]

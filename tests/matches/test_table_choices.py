@@ -15,6 +15,7 @@ from django.test import Client
 
 from apps.clubs.models import Room, RoomSeat
 from apps.matches import broadcast, pacing, services, state
+from apps.matches.frames import view_version
 from apps.matches.models import Match, MatchPlayer
 from apps.matches.protocol import MatchError
 from tests.support.clock import later
@@ -98,7 +99,7 @@ def test_tuoguan_waits_while_a_claim_window_is_open(make_table: Any) -> None:
     rnd = round_now(match)
     turn = rnd.turn
     discard = next(a for a in rnd.legal_actions(turn) if a.type.value == "discard")
-    _act(match, table.users[turn], {**discard.to_json(), "v": match.version})
+    _act(match, table.users[turn], {**discard.to_json(), "v": view_version(match.views, turn)})
     match.refresh_from_db()
     assert round_now(match).window is not None  # held for the claim pause at least
     waiting = (turn + 2) % 4
@@ -124,7 +125,7 @@ def test_tuoguan_between_hands_makes_the_seat_ready_and_may_deal(make_table: Any
         if move is None:
             fire_when_due(match)
         else:
-            _act(current, table.users[2], {**move, "v": current.version})
+            _act(current, table.users[2], {**move, "v": view_version(current.views, 2)})
     match.refresh_from_db()
     assert match.stage == Match.Stage.BETWEEN and match.ready_seats == [0, 1, 3]
     _act(match, table.users[2], {"type": "auto_play"})

@@ -9,6 +9,7 @@ import pytest
 from django.utils import timezone
 
 from apps.matches import pacing, services
+from apps.matches.frames import view_version
 from apps.matches.models import Match, MatchEvent, MatchPlayer
 from tests.support.clock import when_due
 from tests.support.rounds import round_now
@@ -57,13 +58,13 @@ def test_a_deadline_the_player_beat_does_not_time_them_out(make_table: Any) -> N
     tile = round_now(match).observation(dealer)["me"]["hand"][0]
     after = services.match_act(
         match_id=match.pk, user_id=table.users[dealer].pk,
-        payload={"type": "discard", "tile": tile, "v": match.version},
+        payload={"type": "discard", "tile": tile, "v": view_version(match.views, dealer)},
     )
     match.refresh_from_db()
     assert match.timer_due is not None and match.timer_due > timezone.now()
     assert services.match_timers_fire() == 0
     match.refresh_from_db()
-    assert match.version == after
+    assert view_version(match.views, dealer) == after
     assert timeout_entries(match) == []
 
 

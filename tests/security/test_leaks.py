@@ -66,9 +66,10 @@ class Session:
         v = frame.get("v")
         if not isinstance(v, int) or self.match_id == 0:
             return
-        if v not in self.truth:
-            self.truth[v] = await database_sync_to_async(truth_at)(self.match_id, v)
-        truth, hand = self.truth[v]
+        seq = await database_sync_to_async(self._seq_of)(index, v)
+        if seq not in self.truth:
+            self.truth[seq] = await database_sync_to_async(truth_at)(self.match_id, seq)
+        truth, hand = self.truth[seq]
         problems = leaks_in(frame, self.viewer(index), truth, hand)
         assert not problems, f"connection {index} got {problems} in {frame}"
         self.frames_checked += 1
@@ -92,6 +93,7 @@ class Session:
         await self.check(0, first)
         self.latest = [first] + [await self.receive(i) for i in range(1, 5)]
         self.known = [frame["v"] for frame in self.latest]
+        self.seq = await database_sync_to_async(self._seq_now)()
 
     async def close(self) -> None:
         for comm in self.comms:
@@ -101,29 +103,42 @@ class Session:
         """One accepted change: the mover gets its update; every other connection gets
         exactly one update, in order, if the change holds an event it may see (no
         audience, or its own seat), and nothing at all otherwise (H2)."""
-        since = self.known[mover]
         own = await self.receive(mover)
         assert own["type"] == "update", own
-        version, seen_by = await database_sync_to_async(self._audiences)(since, own["v"])
+        await self.others_received(mover, own)
+
+    async def others_received(self, mover: int, own: dict[str, Any]) -> None:
+        """The rest of :meth:`broadcast_received`; each viewer's version moves by the
+        number of the change's log entries it may see, and only then (H1, H2)."""
+        seen = await database_sync_to_async(self._audiences)(self.seq)
         for i in range(5):
-            if i != mover and i not in seen_by:
+            if not seen[i]:
+                assert i != mover
                 assert await self.comms[i].receive_nothing(0.2), f"connection {i}: a frame (H2)"
-                self.known[i] = version
                 continue
             frame = own if i == mover else await self.receive(i)
             assert frame["type"] == "update", frame
             assert frame["from"] == self.known[i], (frame["from"], self.known[i])
+            assert frame["v"] == frame["from"] + seen[i], (i, frame["v"], seen[i])
             self.latest[i], self.known[i] = frame, frame["v"]
+        self.seq = await database_sync_to_async(self._seq_now)()
 
-    def _audiences(self, since: int, version: int) -> tuple[int, set[int]]:
-        """The connections that may see some event logged after ``since`` up to
-        ``version``, read from the log's audience markers."""
+    def _seq_now(self) -> int:
+        return Match.objects.values_list("version", flat=True).get(pk=self.match_id)
+
+    def _seq_of(self, index: int, v: int) -> int:
+        """The log entry that brought connection ``index`` to its version ``v``."""
+        entry = MatchEvent.objects.filter(match_id=self.match_id, **{f"views__{index}": v})
+        return entry.order_by("seq").values_list("seq", flat=True).first() or 0
+
+    def _audiences(self, since: int) -> list[int]:
+        """For each connection, how many log entries after ``since`` hold an event it may
+        see, read from the log's audience markers."""
         entries = MatchEvent.objects.filter(
-            match_id=self.match_id, seq__gt=since, seq__lte=version
-        ).values_list("payload", flat=True)
-        audiences = [e.get("audience") for payload in entries for e in payload["events"]]
-        seen = {i for i in range(5) if any(a is None or a == i for a in audiences)}
-        return version, seen
+            match_id=self.match_id, seq__gt=since).values_list("payload", flat=True)
+        audiences = [{e.get("audience") for e in payload["events"]} for payload in entries]
+        return [sum(None in found or (i != SPECTATOR and i in found) for found in audiences)
+                for i in range(5)]
 
     async def junk(self) -> None:
         """A message that must be refused: only its sender hears back, nothing changes."""
@@ -189,18 +204,7 @@ class Session:
         if frame["type"] == "update":
             # Junk that happened to be a legal move of this seat: a normal change.
             assert index != SPECTATOR
-            version, seen_by = await database_sync_to_async(self._audiences)(v, frame["v"])
-            self.latest[index], self.known[index] = frame, frame["v"]
-            for i in range(5):
-                if i == index:
-                    continue
-                if i not in seen_by:
-                    assert await self.comms[i].receive_nothing(0.2), f"connection {i} (H2)"
-                    self.known[i] = version
-                    continue
-                got = await self.receive(i)
-                assert got["type"] == "update"
-                self.latest[i], self.known[i] = got, got["v"]
+            await self.others_received(index, frame)
             return
         assert frame["type"] == "error" and frame["code"] and frame["message"], frame
         after = await database_sync_to_async(

@@ -9,6 +9,7 @@ played from both; seats 1 and 3 and a spectator must receive the same frames.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -30,11 +31,11 @@ from .helpers import TIMEOUT, Table, build_table
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SPECTATOR = "watch"
-VOLATILE = frozenset({
-    "v", "from", "match", "commitment", "deadline", "auto_deadline", "connected",
-})
-"""Keys that differ between any two matches (ids, clocks, the fresh commitment, when each
-connection came online). ``v`` is left out too: see "Known limits" in docs/security.md."""
+VOLATILE = frozenset({"match", "commitment", "connected"})
+"""Keys that differ between any two matches (the id, the fresh commitment, when each
+connection came online). Versions (``v``, ``from``) and clocks are compared: each viewer's
+versions are its own, and both deals start at the same moment of the test's clock."""
+START = dt.datetime(2026, 12, 5, 20, 0, tzinfo=dt.UTC)
 HANDS = {
     0: "114477m22558s369p" + "9p",  # the dealer (14 tiles) discards 9p
     1: "225588m3369s147p",
@@ -135,6 +136,7 @@ async def _discard_and_pause(
     end the pause; return the watchers, whether seat 2 had a choice, and what arrived
     after seat 2's pass and before the pause ended."""
     walls[0] = _wall(seat2)
+    clock.move_to(START)
     table = await database_sync_to_async(build_table)("duyun", claim_pause_ms=pause_ms)
     watchers = Watchers(table)
     await watchers.open()
@@ -214,5 +216,73 @@ def test_H1_a_timeout_in_a_claim_window_goes_to_its_seat_alone(
                            for p in f["table"]["players"])
         finally:
             await watchers.close()
+
+    asyncio.run(run())
+
+
+# -- H3: 2-player 自贡, the 报叫 phase at the deal -----------------------------------------
+
+DEALER_HAND = "1134567p245678s" + "9p"  # 14 tiles; it discards after the phase
+OTHER_READY = "1112345678999s"  # 九莲: ready (报叫 is its choice)
+OTHER_NOT = "1379s1369p22p48p5s"  # nowhere near ready
+
+
+def _zigong_wall(other: str) -> list[Tile]:
+    """A 2-player 自贡 wall: the dealer's 13, the other seat's 13, the dealer's 14th, then
+    the rest (in a fixed order, so that the dealer's next draws are the same tiles)."""
+    dealer, rest_of_other = parse_tiles(DEALER_HAND), parse_tiles(other)
+    rest = list(full_set(get_variant("zigong").tile_kinds({"players": 2})))
+    for tile in [*dealer, *rest_of_other]:
+        rest.remove(tile)
+    return [*dealer[:13], *rest_of_other, dealer[13], *sorted(rest)]
+
+
+async def _declare_phase(walls: list[list[Tile]], other: str, clock: Any) -> tuple[Watchers, int]:
+    """Deal ``other``'s wall at a paced 2-player 自贡 table; the non-dealer passes 报叫 if
+    it may; the phase's pause ends and the dealer discards. Returns the watchers and the
+    dealer's seat."""
+    walls[0] = _zigong_wall(other)
+    clock.move_to(START)
+    zigong = type(get_variant("zigong"))
+    with mock.patch.object(zigong, "first_dealer", lambda *args: 0):  # Z5 draws it by seed
+        table = await database_sync_to_async(build_table)(
+            "zigong", players=2, declare_pause_ms=2000)
+    watchers = Watchers(table)
+    await watchers.open()
+    dealer = watchers.frames["0"][-1]["observation"]["dealer"]
+    if watchers.legal(1 - dealer):
+        await _act(table, 1 - dealer, watchers, type="pass")
+        await watchers.drain()
+    clock.shift(2)  # the phase has lasted its pause (H3)
+    assert await database_sync_to_async(services.match_timers_fire)() == 1
+    await watchers.drain()
+    # A 筒 tile: the ready seat (all 条) cannot claim it, so no claim window follows.
+    discard = next(a for a in watchers.legal(dealer) if a["type"] == "discard"
+                   and a["tile"].endswith("p"))
+    await _act(table, dealer, watchers, type="discard", tile=discard["tile"])
+    await watchers.drain()
+    return watchers, dealer
+
+
+def test_H3_two_player_zigong_the_dealer_sees_the_same_whether_the_other_is_ready(
+    fixed_wall: list[list[Tile]], clock: Any,
+) -> None:
+    """The dealer and a spectator receive the same bytes (ids aside) whether the other
+    seat was ready and privately declined 报叫, or had nothing to declare: versions,
+    deadlines and 托管 deadlines included."""
+    async def run() -> None:
+        ready, dealer = await _declare_phase(fixed_wall, OTHER_READY, clock)
+        unready, dealer_again = await _declare_phase(fixed_wall, OTHER_NOT, clock)
+        try:
+            assert dealer == dealer_again
+            other = str(1 - dealer)
+            assert any(e.get("type") == "decided" for f in ready.frames[other]
+                       for e in f.get("events", [])), "the ready seat declined 报叫"
+            for key in (str(dealer), SPECTATOR):
+                assert _steady(ready.frames[key]) == _steady(unready.frames[key]), key
+                assert ready.frames[key][-1]["observation"]["turn"] != dealer  # it discarded
+        finally:
+            await ready.close()
+            await unready.close()
 
     asyncio.run(run())

@@ -16,6 +16,7 @@ from typing import Any
 from django.test import TestCase
 
 from apps.matches import services
+from apps.matches.frames import view_version
 from apps.matches.models import Match, MatchPlayer
 from majiang import Round
 from tests.support.bots import choose_discard
@@ -61,7 +62,7 @@ def move(match: Match, policy: Policy) -> None:
     seat = rnd.pending()[0]
     user_id = MatchPlayer.objects.get(match=match, seat=seat).user_id
     action = {k: v for k, v in policy(rnd, seat).items() if k != "seat"}
-    act(match, user_id, {**action, "v": match.version})
+    act(match, user_id, {**action, "v": view_version(match.views, seat)})
 
 
 def play_hand(match: Match, policy: Policy) -> None:
