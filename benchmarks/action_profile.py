@@ -41,9 +41,10 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
 
     prepare(args.database_url, args.redis_url)
     from channels.db import database_sync_to_async  # noqa: PLC0415
-    from django.db import connection  # noqa: PLC0415
+    from django.db import connection, transaction  # noqa: PLC0415
 
     from apps.matches import broadcast, services, state  # noqa: PLC0415
+    from apps.matches.frames import view_version  # noqa: PLC0415
     from apps.matches.models import Match  # noqa: PLC0415
     from benchmarks.load.instrument import TRANSACTION_CONTROL  # noqa: PLC0415
     from majiang import get_variant  # noqa: PLC0415
@@ -58,6 +59,7 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
     thread_cpu: list[float] = []
     step_cpu: list[float] = []
     queries: list[int] = []
+    held: list[float] = []
     by_kind: dict[str, list[float]] = {}
     profiler = cProfile.Profile(time.thread_time) if args.profile else None
 
@@ -67,6 +69,9 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
 
         def count(run: Any, sql: str, *rest: Any) -> Any:
             if not sql.lstrip().upper().startswith(TRANSACTION_CONTROL):
+                if not counted:  # the row lock is taken by the first statement
+                    taken = time.perf_counter()
+                    transaction.on_commit(lambda: held.append(time.perf_counter() - taken))
                 counted.append(sql)
             return run(sql, *rest)
 
@@ -95,7 +100,8 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
             return None
         assert rows.rnd is not None
         seat = next(s for s in range(4) if rows.rnd.legal_actions(s))
-        payload = {**rng.choice(rows.rnd.legal_actions(seat)).to_json(), "v": match.version}
+        payload = {**rng.choice(rows.rnd.legal_actions(seat)).to_json(),
+                   "v": view_version(match.views, seat)}
         payload.pop("seat", None)
         return match.pk, t.users[seat].pk, payload  # type: ignore[attr-defined]
 
@@ -118,7 +124,7 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
             step_cpu.append(time.process_time() - c0)
 
     asyncio.run(play(50))  # warm up: caches, connections, code
-    thread_cpu.clear(), step_cpu.clear(), queries.clear(), by_kind.clear()
+    thread_cpu.clear(), step_cpu.clear(), queries.clear(), held.clear(), by_kind.clear()
     if profiler:
         profiler = cProfile.Profile(time.thread_time)
     asyncio.run(play(args.actions))
@@ -129,6 +135,9 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
     cuts = statistics.quantiles(thread_cpu, n=100)
     print(f"match_act CPU p90 {cuts[89] * 1e3:.2f} ms, p99 {cuts[98] * 1e3:.2f} ms, "
           f"max {max(thread_cpu) * 1e3:.2f} ms; SQL max {max(queries)}")
+    held_cuts = statistics.quantiles(held, n=100)
+    print(f"match row locked (first statement to the end of COMMIT, wall): median "
+          f"{statistics.median(held) * 1e3:.2f} ms, p90 {held_cuts[89] * 1e3:.2f} ms")
     print("by kind (the SQL count tells ordinary moves from hand ends and deals):")
     for kind, spent in sorted(by_kind.items(), key=lambda item: -max(item[1])):
         print(f"  {kind:<28} {len(spent):>5}  median {statistics.median(spent) * 1e3:6.2f} ms"

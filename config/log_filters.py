@@ -4,14 +4,15 @@ import logging
 
 
 class DropTaskRuns(logging.Filter):
-    """Drop Celery's routine lines about one task: beat's "Sending due task", the worker's
-    "received" and "succeeded". The once-a-second sweep would otherwise write three lines a
-    second and bury the request lines; what the sweep did, it logs itself."""
+    """Drop Celery's routine lines about some tasks: beat's "Sending due task", the worker's
+    "received" and "succeeded". The once-a-second sweep and a timer per move would otherwise
+    bury the request lines; what they did shows in the match's log."""
 
-    def __init__(self, task: str) -> None:
+    def __init__(self, tasks: list[str]) -> None:
         super().__init__()
-        self.task = task
+        self.tasks = tasks
 
     def filter(self, record: logging.LogRecord) -> bool:
-        """Keep a record unless it names the task (and is not a warning or worse)."""
-        return record.levelno >= logging.WARNING or self.task not in record.getMessage()
+        """Keep a record unless it names one of the tasks (and is not a warning or worse)."""
+        message = record.getMessage()
+        return record.levelno >= logging.WARNING or not any(t in message for t in self.tasks)

@@ -276,6 +276,10 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_TRACK_STARTED = True
 CELERY_TASK_DEFAULT_QUEUE = env("CELERY_QUEUE", default="celery")
+# Sending a task (a match's timer, after every move) tries Redis once: while it is away a
+# move must not wait seconds for it, and the sweep acts on the timer instead. The worker's
+# own reconnecting follows CELERY_BROKER_CONNECTION_* as before.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 0}
 # Celery's Django fix-up closes the database connection around every task; config/celery.py
 # applies Django's own per-request rule around each task instead.
 CELERY_DB_REUSE_MAX = 1_000_000
@@ -361,10 +365,12 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
-    # The sweep's routine runs (apps.matches.tasks.SWEEP_TASK) are not logged by Celery.
-    "filters": {"sweep": {"()": "config.log_filters.DropTaskRuns", "task": "matches.sweep"}},
+    # The routine runs of the match timers and the sweep (apps/matches/tasks.py) are not
+    # logged by Celery.
+    "filters": {"timers": {"()": "config.log_filters.DropTaskRuns",
+                           "tasks": ["matches.timer", "matches.sweep"]}},
     "loggers": {
-        name: {"filters": ["sweep"]}
+        name: {"filters": ["timers"]}
         for name in ("celery.beat", "celery.worker.strategy", "celery.app.trace")
     },
 }

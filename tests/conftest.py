@@ -176,14 +176,26 @@ def clock() -> Iterator[Any]:
         yield t
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _timers_in_memory() -> Iterator[None]:
+    """The match timers that moves send (:mod:`apps.matches.timers`) go to Celery's
+    in-memory transport, where no worker takes them: tests move the clock and sweep
+    themselves. Tests with real processes re-point Celery at Redis (:func:`redis_url`)."""
+    previous = celery_repoint(broker_url="memory://")
+    yield
+    celery_repoint(**previous)
+
+
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """URL of a live Redis: ``REDIS_URL`` if set, else an embedded server for the session.
 
-    In the embedded case the channel layer and the Celery app are re-pointed at it.
+    The Celery app is re-pointed at it, and in the embedded case the channel layer too.
     """
     if "REDIS_URL" in os.environ:
-        yield os.environ["REDIS_URL"]
+        url = os.environ["REDIS_URL"]
+        celery_repoint(broker_url=url)
+        yield url
         return
     with embedded_redis(tmp_path_factory.mktemp("redis")) as url:
         layers = copy.deepcopy(settings.CHANNEL_LAYERS)

@@ -13,9 +13,9 @@ out of date.
 
 A service mutates the round and the rows through the change, appends log entries with
 :meth:`MatchChange.log`; :meth:`MatchChange.save` writes the match row, the log rows and any
-changed seat, and registers the effects that run after the commit: the state goes back to
-the per-process cache and the update goes out through the channel layer. Nothing leaves the
-process before the commit.
+changed seat, and registers the effects that run after the commit: the update's frames are
+built and go out through the channel layer, then the state goes back to the per-process
+cache. Nothing leaves the process before the commit.
 
 The match row's ``timer_due`` is the next moment something falls due (a deadline, a seat
 in 托管, a dissolve vote's end); :func:`apps.matches.services.match_timers_fire` acts on
@@ -34,7 +34,7 @@ from django.db.models import QuerySet
 
 from majiang import Round
 
-from . import broadcast, frames, pacing, pause, state
+from . import broadcast, frames, pacing, pause, state, timers
 from .models import Hand, Match, MatchEvent, MatchPlayer
 from .pacing import auto_play_delay
 from .protocol import MatchError
@@ -68,6 +68,8 @@ class MatchChange:
 
     views_before: list[int] = field(init=False)
     """Each audience's version before this change (seats, then spectators)."""
+    due_before: datetime | None = field(init=False)
+    """The match's next due moment before this change: a new one gets its timer."""
 
     def __post_init__(self) -> None:
         self.stored = {p.seat: _player_fields(p) for p in self.players}
@@ -75,6 +77,7 @@ class MatchChange:
         if not self.match.views:
             self.match.views = [0] * (len(self.players) + 1)
         self.views_before = list(self.match.views)
+        self.due_before = self.match.timer_due
 
     @classmethod
     def open(cls, match_id: int, *, cached: bool = False,
@@ -160,11 +163,14 @@ class MatchChange:
         return min(due) if due else None
 
     def save(self) -> None:
-        """Write the log, the match row and the changed seats; after the commit, cache the
-        state and send the update. A change that logged nothing still stores its next due
-        moment (a timer that found nothing to do) and whether the table is offline."""
+        """Write the log, the match row and the changed seats; after the commit, send the
+        match's timer for a new due moment, build and send the update, then cache the
+        state. A change that logged nothing still stores its next due moment (a timer that
+        found nothing to do) and whether the table is offline."""
         match = self.match
-        match.timer_due = self.next_due()
+        match.timer_due = due = self.next_due()
+        if due is not None and due != self.due_before:
+            transaction.on_commit(lambda: timers.timer_set(match.pk, due), robust=True)
         row = self._row()
         if not self.entries:
             if not row.update(timer_due=match.timer_due, offline_since=match.offline_since):
@@ -181,11 +187,11 @@ class MatchChange:
         for player in self.players:
             if _player_fields(player) != self.stored[player.seat]:
                 player.save(update_fields=["consecutive_timeouts", "auto_play"])
-        spans, updates = frames.update_spans(self), frames.updates_for(self)
+        # The frames are built from the committed state after the commit, outside the row
+        # lock, and before the state goes back to the cache for the next change to take.
+        transaction.on_commit(lambda: broadcast.send_updates(
+            match.pk, frames.updates_for(self), spans=frames.update_spans(self)), robust=True)
         self._checkin_on_commit()
-        transaction.on_commit(
-            lambda: broadcast.send_updates(match.pk, updates, spans=spans), robust=True
-        )
 
     def release(self) -> None:
         """Give back the state of a change that applied nothing (a refusal, a timer with

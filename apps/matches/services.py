@@ -25,7 +25,7 @@ from django.db import transaction
 from apps.clubs.models import Room
 from majiang import IllegalActionError
 
-from . import computer, lifecycle, pacing, pause
+from . import computer, lifecycle, pacing, pause, timers
 from .change import MatchChange, change_run, moment_of
 from .frames import epoch_ms, view_version
 from .models import Match, MatchEvent, MatchPlayer
@@ -226,15 +226,27 @@ def match_timers_fire(*, limit: int = 500) -> int:
     return sum(match_timeout_fire(match_id=match_id) for match_id in list(due))
 
 
-def match_timeout_fire(*, match_id: int) -> bool:
+def match_timer_fire(*, match_id: int, due: datetime) -> None:
+    """Run a match's timer for ``due`` (:mod:`apps.matches.timers`): act if the match's due
+    moment has come, waiting for a move that holds the row (the sweep would skip it). A
+    timer the worker's clock ran a little early is sent again for its moment; a stale one
+    (the match's due moment has moved on) does nothing."""
+    current = Match.objects.filter(pk=match_id).values_list("timer_due", flat=True).first()
+    if current is not None and current == due and current > pacing.now():
+        timers.timer_set(match_id, due)
+        return
+    match_timeout_fire(match_id=match_id, wait=True)
+
+
+def match_timeout_fire(*, match_id: int, wait: bool = False) -> bool:
     """Apply what is due at one match, if its due moment has passed; return whether it
     acted. In order: a table offline long enough is dissolved, or its clock pauses; an
     expired dissolve vote fails; unless the clock is paused, seats in 托管 whose short
     delay has passed, and every pending seat once the deadline has passed, get the
     variant's timeout action; between hands, the next hand is dealt once the settlement
-    delay has passed."""
+    delay has passed. A row another transaction holds is skipped unless ``wait``."""
     with transaction.atomic():
-        change = MatchChange.open(match_id, skip_locked=True)
+        change = MatchChange.open(match_id, skip_locked=not wait)
         if change is None:
             return False
         match = change.match

@@ -1,13 +1,16 @@
-"""Celery tasks of live play: the sweep of matches whose next due moment has passed.
+"""Celery tasks of live play: a match's timer, and the sweep of matches whose next due
+moment has passed.
 
-Celery beat runs :func:`matches_sweep` every ``MATCH_SWEEP_SECONDS`` (``config/settings.py``).
-There is no timer per match to lose: a worker that was killed, or a Redis that was away,
-only delays the next sweep, which then finds every overdue match.
+Each change sends the match's timer for its next due moment (:mod:`apps.matches.timers`).
+Celery beat runs :func:`matches_sweep` every ``MATCH_SWEEP_SECONDS`` (``config/settings.py``)
+as the net: a timer lost with a killed worker, or while Redis was away, only waits for the
+next sweep, which finds every overdue match.
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 
 from celery import shared_task
 from django.conf import settings
@@ -15,10 +18,17 @@ from django.conf import settings
 from apps.clubs.services.rematch import rematch_timers_fire
 
 from . import services
+from .timers import TIMER_TASK
 
 SWEEP_TASK = "matches.sweep"
 
 logger = logging.getLogger(__name__)
+
+
+@shared_task(name=TIMER_TASK, ignore_result=True)  # type: ignore[untyped-decorator]  # celery ships no type information
+def match_timer(match_id: int, due: str) -> None:
+    """A match's timer for the moment ``due`` (ISO 8601; :mod:`apps.matches.timers`)."""
+    services.match_timer_fire(match_id=match_id, due=datetime.fromisoformat(due))
 
 
 @shared_task(name=SWEEP_TASK, ignore_result=True,  # type: ignore[untyped-decorator]  # celery ships no type information

@@ -123,12 +123,14 @@ def start_daphne(name: str, env: dict[str, str], logs: Path) -> Child:
     return child
 
 
-def start_worker(name: str, env: dict[str, str], logs: Path) -> Child:
-    """A Celery worker (solo pool) on the run's queue, with Celery beat embedded
-    (``--beat``): it sweeps the matches whose timers are due every second."""
+def start_worker(name: str, env: dict[str, str], logs: Path, *,
+                 pool: tuple[str, ...] = ("--pool=solo",)) -> Child:
+    """A Celery worker (solo pool unless ``pool`` says otherwise) on the run's queue, with
+    Celery beat embedded (``--beat``): it sweeps the matches whose timers are due every
+    second."""
     child = _spawn(
         name,
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--beat", "--pool=solo",
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "--beat", *pool,
          "-Q", env["CELERY_QUEUE"], "-n", f"{name}@%h", "-l", "info",
          "--without-gossip", "--without-mingle", "--without-heartbeat"],
         env, logs,

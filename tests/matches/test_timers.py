@@ -1,14 +1,16 @@
-"""Decision timers: the sweep acts on what is due, on a clock the tests move."""
+"""Decision timers: a match's timer and the sweep act on what is due, on a clock the tests
+move."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 from typing import Any
+from unittest import mock
 
 import pytest
 from django.utils import timezone
 
-from apps.matches import pacing, services
+from apps.matches import pacing, services, timers
 from apps.matches.frames import view_version
 from apps.matches.models import Match, MatchEvent, MatchPlayer
 from tests.support.clock import when_due
@@ -143,3 +145,29 @@ def test_two_timeouts_enter_auto_play_and_a_player_action_ends_it(
                        payload={"type": "resume"})
     player.refresh_from_db()
     assert not player.auto_play and player.consecutive_timeouts == 0
+
+
+def test_a_matchs_timer_acts_at_its_moment_and_a_stale_one_does_nothing(
+    make_table: Any, clock: Any,
+) -> None:
+    """The timer a change sends (``apps.matches.timers``) for the turn's deadline: run
+    early, it is only sent again for its moment; run at it, the timeout is played once; a
+    second copy of it afterwards (the match has moved on) changes nothing."""
+    table = make_table()
+    match = table.match
+    due = match.timer_due
+    assert due is not None
+    sent: list[tuple[int, Any]] = []
+    with mock.patch.object(timers, "timer_set", lambda *args: sent.append(args)):
+        services.match_timer_fire(match_id=match.pk, due=due)
+        assert sent == [(match.pk, due)] and timeout_entries(match) == []
+        clock.move_to(due)
+        services.match_timer_fire(match_id=match.pk, due=due)
+        assert len(timeout_entries(match)) == 1
+        after = Match.objects.get(pk=match.pk)
+        assert after.timer_due != due
+        services.match_timer_fire(match_id=match.pk, due=due)
+    assert len(timeout_entries(match)) == 1
+    assert Match.objects.get(pk=match.pk).version == after.version
+    # The timeout's own change sent the timer of the next decision.
+    assert sent[-1] == (match.pk, after.timer_due)
