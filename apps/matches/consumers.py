@@ -536,7 +536,11 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         """A committed change: forward this connection's own frame in order, or catch up
         from the log on a gap."""
         async with self.order:
-            since, version = event["spans"][broadcast.audience(self.seat)]
+            # None for a seat this match does not have (its room's seats changed).
+            span = event["spans"].get(broadcast.audience(self.seat))
+            if span is None:
+                return
+            since, version = span
             if version <= self.version:  # nothing this viewer may see (H2), or sent already
                 return
             if since != self.version:
