@@ -163,7 +163,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             return
         self.user, self.room_id, self.seat = user, access.room_id, access.seat
         # When this connection opened, to tell the newer of two (see table_replaced).
-        self.opened = (pacing.now().timestamp(), self.channel_name)
+        self.opened = pacing.now().timestamp()
         self.match_id: int | None = None
         self.over = False  # the match followed has ended (its 再来一场 prompt may be open)
         self.version = -1
@@ -203,7 +203,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self.channel_layer.group_send(
                 broadcast.seat_group(self.room_id, user.pk),
                 {"type": broadcast.REPLACED_EVENT, "origin": self.channel_name,
-                 "opened": list(self.opened)})
+                 "opened": self.opened})
 
     async def _send_rematch(self) -> None:
         """Show a page that connects to a finished match the room's open 再来一场 prompt."""
@@ -580,9 +580,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
         Only an older connection gives way: the notice of one that opened earlier can
         arrive late (its handshake was still sending it when the page reconnected), and
-        must not close the newer one. Equal clocks fall back to the channel names, so
-        exactly one of two connections survives."""
-        if tuple(event["opened"]) > self.opened:
+        must not close the newer one. At the same moment (a clock that stands still in a
+        test) the notice wins, as the newer one's would."""
+        if event["origin"] != self.channel_name and event["opened"] >= self.opened:
             await self.send_json({"type": "replaced", "v": self.shown})
             await self.close(code=CLOSE_REPLACED)
 

@@ -294,9 +294,9 @@ async def test_an_older_tabs_late_notice_leaves_the_newer_one_open(make_table: A
     moment = pacing.now().timestamp()
     layer = get_channel_layer()
     await layer.group_send(group, {"type": broadcast.REPLACED_EVENT, "origin": "older",
-                                   "opened": [moment - 1, "older"]})
+                                   "opened": moment - 1})
     assert await quiet(tab, 0.2)
     await layer.group_send(group, {"type": broadcast.REPLACED_EVENT, "origin": "newer",
-                                   "opened": [moment + 1, "newer"]})
+                                   "opened": moment + 1})
     assert (await recv(tab))["type"] == "replaced"
     assert await tab.receive_output(5) == {"type": "websocket.close", "code": 4009}
