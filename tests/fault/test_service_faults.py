@@ -85,13 +85,15 @@ class Table:
                 if legal:
                     message = {k: v for k, v in legal[0].items() if k != "seat"}
                     return seat, message | {"v": self.latest[seat]["v"]}
-            self.sync(_state(self.ws[0], timeout=2 * TURN_SECONDS + 5)["v"])
+            _state(self.ws[0], timeout=2 * TURN_SECONDS + 5)  # the hand has moved on
+            self.sync()
         raise AssertionError(f"no seat can act: {self.latest[0]['table']}")
 
-    def sync(self, v: int) -> None:
-        """Read every seat's frames up to version ``v``."""
+    def sync(self) -> None:
+        """Read every seat's frames up to its own version now."""
+        views = self.views()
         for s in range(4):
-            while self.latest[s]["v"] < v:
+            while self.latest[s]["v"] < views[s]:
                 frame = _state(self.ws[s])
                 assert frame["type"] != "error", frame
                 self.latest[s] = frame
@@ -105,12 +107,9 @@ class Table:
             if reply["type"] == "error":
                 return reply
             self.latest[seat] = reply
-            if MatchEvent.objects.filter(  # our move (a timer's update may come first)
-                match_id=self.match_id, kind=MatchEvent.Kind.ACTION, seat=seat,
-                payload__timeout=False, seq__gt=before, seq__lte=reply["v"],
-            ).exists():
-                break
-        self.sync(reply["v"])
+            if _moves_of(self.match_id, seat, before, reply["v"]).exists():
+                break  # our move (a timer's update may come first)
+        self.sync()
         self.acked.append((reply["from"], reply["v"], seat))
         return reply
 
@@ -122,9 +121,9 @@ class Table:
             return False
         reply = self.send(*nxt)
         if reply["type"] == "error":
-            current = self.version()
-            assert current > nxt[1]["v"], f"move {nxt} refused: {reply}"
-            self.sync(current)
+            seat, message = nxt
+            assert self.views()[seat] > message["v"], f"move {nxt} refused: {reply}"
+            self.sync()
         return True
 
     def play_to_end(self, seconds: float = 40) -> int:
@@ -135,18 +134,29 @@ class Table:
         return moves
 
     def version(self) -> int:
+        """The match's log position (the seq of its last entry)."""
         return Match.objects.get(pk=self.match_id).version
+
+    def views(self) -> list[int]:
+        """Each seat's own version now."""
+        return list(Match.objects.get(pk=self.match_id).views[:4])
+
+
+def _moves_of(match_id: int, seat: int, since: int, v: int) -> Any:
+    """The seat's own (not timed-out) actions logged between its versions ``since`` and ``v``."""
+    return MatchEvent.objects.filter(
+        match_id=match_id, kind=MatchEvent.Kind.ACTION, seat=seat, payload__timeout=False,
+        **{f"views__{seat}__gt": since, f"views__{seat}__lte": v})
 
 
 def _checks(t: Table) -> None:
     """The common final checks, plus: each acknowledged move is one non-timeout action
     entry of its seat inside its frame's range."""
     assert Match.objects.get(pk=t.match_id).stage != Match.Stage.HAND
-    actions = MatchEvent.objects.filter(match_id=t.match_id, kind=MatchEvent.Kind.ACTION)
     for start, v, seat in t.acked:
-        mine = actions.filter(seq__gt=start, seq__lte=v, seat=seat, payload__timeout=False)
+        mine = _moves_of(t.match_id, seat, start, v)
         assert mine.count() == 1, f"move of seat {seat} in ({start}, {v}] logged {mine.count()}x"
-    _final_checks(t.match_id, [v for _, v, _ in t.acked])
+    _final_checks(t.match_id, [(seat, start, v) for start, v, seat in t.acked])
 
 
 def test_redis_killed_then_restarted(cluster: Cluster) -> None:
@@ -156,7 +166,6 @@ def test_redis_killed_then_restarted(cluster: Cluster) -> None:
     t.connect()
     for _ in range(8):
         assert t.move()
-    before = t.version()
 
     cluster.redis.kill()  # type: ignore[union-attr]  # its data (queued timers) is gone too
     # The table stays open and playable: a move is saved in the database, and its update,
@@ -167,15 +176,15 @@ def test_redis_killed_then_restarted(cluster: Cluster) -> None:
     assert time.monotonic() - started < 2 * pacing.VERSION_CHECK_SECONDS + 5
     assert all(f["type"] == "catchup" for f in t.latest), t.latest
     assert cluster.web.proc.poll() is None, f"daphne died:\n{cluster.web.tail()}"  # type: ignore[union-attr]
-    before = t.version()
-    assert [f["v"] for f in t.latest] == [before] * 4
+    before, seen = t.version(), t.views()
+    assert [f["v"] for f in t.latest] == seen
     cluster.start_redis()  # same port, empty
     back = time.monotonic()
 
     assert cluster.worker.proc.poll() is None, cluster.worker.tail()  # type: ignore[union-attr]
 
     t.connect()  # ?v=<last seen>: catch-up, nothing missed
-    assert all(f["type"] == "catchup" and f["from"] == before for f in t.latest), t.latest
+    assert [(f["type"], f["from"]) for f in t.latest] == [("catchup", v) for v in seen], t.latest
 
     # Nobody acts. No sweep reached the worker while Redis was away; the first one after
     # finds the overdue deadline and times the seat out.
@@ -187,7 +196,7 @@ def test_redis_killed_then_restarted(cluster: Cluster) -> None:
     assert timeouts.exists(), f"the AFK decision never timed out ({waited:.0f} s)"
     assert timeouts.first().seq == before + 1, "a move was logged before the timeout"  # type: ignore[union-attr]
     t.connect()  # catch up past the timeout (the players were idle)
-    assert len({f["v"] for f in t.latest}) == 1 and t.latest[0]["v"] > before
+    assert [f["v"] for f in t.latest] == t.views() and t.latest[0]["v"] > seen[0]
 
     moves = t.play_to_end()
     t.close()

@@ -74,37 +74,44 @@ async def play_until_hand_ends(
 ) -> None:
     """Play simple legal moves until the hand ends. The mover gets one update per move;
     every other viewer one too, unless the change shows it nothing (H2: a pass while the
-    window stays open), and then its next update starts past the version it saw."""
+    window stays open), and every update continues from the viewer's last version."""
     for _ in range(max_moves):
         if latest[0]["table"]["stage"] != "hand":
             return
         seat, move = next(
             (s, m) for s in range(4) if (m := choose(latest[s]["observation"])) is not None
         )
+        since = await database_sync_to_async(_log_position)(match_id)
         await comms[seat].send_json_to({**move, "v": latest[seat]["v"]})
-        for viewer, frame in await frames_after_move(comms, latest, match_id, seat):
+        for viewer, frame in await frames_after_move(comms, latest, match_id, seat, since):
             assert frame["type"] == "update", frame
-            assert frame["from"] >= latest[viewer]["v"]
+            assert frame["from"] == latest[viewer]["v"], (frame["from"], latest[viewer]["v"])
             latest[viewer] = frame
             if seen is not None:
                 seen[viewer].append(frame)
     raise AssertionError("the hand did not end")
 
 
-def _frame_due(match_id: int, since: int, upto: int, viewer: int | None) -> bool:
-    """Whether the log between versions ``since`` and ``upto`` holds an event ``viewer``
-    may see (else, H2, it gets no frame for that change)."""
-    entries = MatchEvent.objects.filter(match_id=match_id, seq__gt=since, seq__lte=upto)
+def _log_position(match_id: int) -> int:
+    """The seq of the match's last log entry."""
+    return int(Match.objects.values_list("version", flat=True).get(pk=match_id))
+
+
+def _frame_due(match_id: int, since: int, viewer: int | None) -> bool:
+    """Whether the log after position ``since`` holds an event ``viewer`` may see (else,
+    H2, it gets no frame for that change)."""
+    entries = MatchEvent.objects.filter(match_id=match_id, seq__gt=since)
     return bool(viewer_events(entries, viewer))
 
 
 async def frames_after_move(
     comms: Sequence[WebsocketCommunicator | None], latest: list[dict[str, Any]],
-    match_id: int, seat: int,
+    match_id: int, seat: int, since: int,
 ) -> list[tuple[int, dict[str, Any]]]:
-    """The frames a move by ``seat`` sends: the mover's, then each other viewer's that the
-    log says is due (waited for as long as it takes, so a slow machine cannot make a frame
-    look absent); a viewer with none due gets none within 0.3 s."""
+    """The frames a move by ``seat`` sends (the log was at position ``since`` before it):
+    the mover's, then each other viewer's that the log says is due (waited for as long as
+    it takes, so a slow machine cannot make a frame look absent); a viewer with none due
+    gets none within 0.3 s."""
     mover = comms[seat]
     assert mover is not None
     mine = await recv(mover)
@@ -113,7 +120,7 @@ async def frames_after_move(
         if viewer == seat or comm is None:
             continue
         due = await database_sync_to_async(_frame_due)(
-            match_id, latest[viewer]["v"], mine["v"], viewer if viewer < 4 else None)
+            match_id, since, viewer if viewer < 4 else None)
         if due:
             frames.append((viewer, await recv(comm)))
         else:
@@ -225,19 +232,20 @@ async def test_reconnect_mid_hand_gets_missed_events_or_a_snapshot(make_table: A
         ) if any(choose(latest[s]["observation"]) for s in (0, 1, 3)) else (None, None)
         if seat is None:
             break
+        since = await database_sync_to_async(_log_position)(match_id)
         await comms[seat].send_json_to({**move, "v": latest[seat]["v"]})
         present = [None if i == 2 else comm for i, comm in enumerate(comms)]
-        for viewer, frame in await frames_after_move(present, latest, match_id, seat):
+        for viewer, frame in await frames_after_move(present, latest, match_id, seat, since):
             latest[viewer] = frame
-    current = latest[0]["v"]
+    match = await database_sync_to_async(Match.objects.get)(pk=match_id)
+    current = match.views[2]  # seat 2's own version now
     assert current > stale["v"]
 
     again = connect_as(table.users[2], table.room.code, f"v={stale['v']}")
     assert (await again.connect())[0]
     frame = await recv(again)
     assert frame["type"] == "catchup" and frame["from"] == stale["v"] and frame["v"] == current
-    assert {e["v"] for e in frame["events"]} <= set(range(stale["v"] + 1, current + 1))
-    match = await database_sync_to_async(Match.objects.get)(pk=match_id)
+    assert {e["v"] for e in frame["events"]} == set(range(stale["v"] + 1, current + 1))
     hand = await database_sync_to_async(match.hands.get)(number=1)
     rebuilt = await database_sync_to_async(state.round_rebuild)(match, hand)
     assert frame["observation"] == rebuilt.observation(2)
