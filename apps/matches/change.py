@@ -55,8 +55,6 @@ class MatchChange:
     now: datetime = field(default_factory=pacing.now)
     entries: list[MatchEvent] = field(default_factory=list)
     new_decision: bool = False
-    public: bool = False
-    """The change logged an event everyone may see (a spectator's view moved on)."""
     cached: bool = False
     """Made from the cached state, without reading the row: the write checks the row."""
     locked: bool = False
@@ -125,7 +123,6 @@ class MatchChange:
         match.version += 1
         seeing = frames.audiences_seeing(events, len(self.players))
         match.views = [v + seen for v, seen in zip(match.views, seeing, strict=True)]
-        self.public = self.public or seeing[-1]
         entry = MatchEvent(
             match=match, seq=match.version, hand=self.hand, kind=kind, seat=seat,
             payload={"events": events, **extra}, views=list(match.views),
@@ -177,8 +174,8 @@ class MatchChange:
                 raise StaleStateError
             self._checkin_on_commit()
             return
-        if self.public:  # a private decision moves no clock others can see (H1)
-            match.changed_at = self.now
+        if match.views[-1] > self.views_before[-1]:  # public: a spectator's view moved on
+            match.changed_at = self.now  # a private decision moves no clock others see (H1)
         if self.new_decision:
             match.decision_views = list(match.views)
         if not row.update(**{name: getattr(match, name) for name in _MATCH_FIELDS}):

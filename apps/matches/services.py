@@ -232,8 +232,9 @@ def match_timer_fire(*, match_id: int, due: datetime) -> None:
     timer the worker's clock ran a little early is sent again for its moment; a stale one
     (the match's due moment has moved on) does nothing."""
     current = Match.objects.filter(pk=match_id).values_list("timer_due", flat=True).first()
-    if current is not None and current == due and current > pacing.now():
-        timers.timer_set(match_id, due)
+    if current is None or current > pacing.now():  # nothing due: no lock, no rebuild
+        if current == due:
+            timers.timer_set(match_id, due)
         return
     match_timeout_fire(match_id=match_id, wait=True)
 

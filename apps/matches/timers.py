@@ -5,7 +5,7 @@ deadline, the end of a pause, a seat in 托管 or a computer about to act, a dis
 end). After the commit that moved it, :func:`timer_set` sends :data:`TIMER_TASK` for the
 match with that moment as its ETA, so a worker acts within milliseconds of it instead of at
 the next sweep. A timer needs no cancelling: when it runs, the match row decides
-(``services.match_timeout_fire`` acts only if the row's due moment has passed), so a stale
+(``services.match_timer_fire`` acts only if the row's due moment has passed), so a stale
 one does nothing. The once-a-second sweep (``tasks.matches_sweep``) stays as the net for a
 timer lost with a worker or while Redis was away.
 """
