@@ -1,21 +1,19 @@
 """A change to one match: its state, the log entries a service appends, the write that
 the match row decides, and what happens once it commits.
 
-A player's message runs through :func:`change_run`. It takes this process's cached state
-of the match without reading the row (the usual case: a room's moves reach one process),
-and the write is conditional on the row still being at the version that state was at
-(``UPDATE … WHERE version = v``). When the row has moved on (another process, the sweep),
-the change is rolled back and made again from the row read under its lock
-(``select_for_update``; on SQLite every transaction is ``BEGIN IMMEDIATE``), as the sweep,
-an admin's dissolve and a presence note always make theirs. A refusal judged on the cached
-state is checked against the row the same way, so no message is refused on a state that is
-out of date.
+Every change, a player's message as much as a timer, the sweep, an admin's dissolve or a
+presence note, runs the same way: the match row is read under its lock
+(``select_for_update``; on SQLite every transaction is ``BEGIN IMMEDIATE``), the state at
+that row's version is taken from this process's cache or rebuilt from the log
+(:mod:`apps.matches.state`), the service applies the change, and :meth:`MatchChange.save`
+writes the row and appends the log in one statement (:func:`apps.matches.writes.match_write`).
+A refusal is judged on the locked row, so it is never judged on a state that is out of date.
 
-A service mutates the round and the rows through the change, appends log entries with
-:meth:`MatchChange.log`; :meth:`MatchChange.save` writes the match row, the log rows and any
-changed seat, and registers the effects that run after the commit: the update's frames are
-built and go out through the channel layer, then the state goes back to the per-process
-cache. Nothing leaves the process before the commit.
+A service mutates the round and the rows through the change and appends log entries with
+:meth:`MatchChange.log`; :meth:`MatchChange.save` registers the effects that run after the
+commit: the match's timer for a new due moment, the update's frames, built from the
+committed state and sent through the channel layer, then the state goes back to the
+per-process cache. Nothing leaves the process before the commit.
 
 The match row's ``timer_due`` is the next moment something falls due (a deadline, a seat
 in 托管, a dissolve vote's end); :func:`apps.matches.services.match_timers_fire` acts on
@@ -27,10 +25,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from django.db import transaction
-from django.db.models import QuerySet
+from django.db import connections, router, transaction
+from django.db.models import Model
+from django.db.models.sql import InsertQuery, UpdateQuery
 
 from majiang import Round
 
@@ -38,10 +37,6 @@ from . import broadcast, frames, pacing, pause, state, timers
 from .models import Hand, Match, MatchEvent, MatchPlayer
 from .pacing import auto_play_delay
 from .protocol import MatchError
-
-
-class StaleStateError(Exception):
-    """The match row moved on from the cached state a change was made from."""
 
 
 @dataclass
@@ -55,39 +50,30 @@ class MatchChange:
     now: datetime = field(default_factory=pacing.now)
     entries: list[MatchEvent] = field(default_factory=list)
     new_decision: bool = False
-    cached: bool = False
-    """Made from the cached state, without reading the row: the write checks the row."""
-    locked: bool = False
-    """A change from the cached state has locked the row (:meth:`lock`)."""
     stored: dict[int, tuple[int, bool]] = field(init=False)
     """Each seat's ``(consecutive_timeouts, auto_play)`` as stored: only changed rows are saved."""
-    base: dict[str, Any] = field(init=False)
-    """The row as this change found it: the write is conditional on it."""
 
     views_before: list[int] = field(init=False)
     """Each audience's version before this change (seats, then spectators)."""
     due_before: datetime | None = field(init=False)
     """The match's next due moment before this change: a new one gets its timer."""
+    offline_before: datetime | None = field(init=False)
+    """When the table went offline, before this change."""
 
     def __post_init__(self) -> None:
         self.stored = {p.seat: _player_fields(p) for p in self.players}
-        self.base = {"version": self.match.version, "offline_since": self.match.offline_since}
         if not self.match.views:
             self.match.views = [0] * (len(self.players) + 1)
         self.views_before = list(self.match.views)
         self.due_before = self.match.timer_due
+        self.offline_before = self.match.offline_since
 
     @classmethod
-    def open(cls, match_id: int, *, cached: bool = False,
-             skip_locked: bool = False) -> MatchChange | None:
-        """The state of a match to change: with ``cached``, this process's cached state if
-        it holds one; else the row, locked, and its state
+    def open(cls, match_id: int, *, skip_locked: bool = False) -> MatchChange | None:
+        """The match row, locked, and its state at the row's version
         (:func:`apps.matches.state.state_checkout`). ``None`` if there is no such match,
         or, with ``skip_locked``, if another transaction holds the row. Call inside
         ``transaction.atomic()``."""
-        table = state.state_take(match_id) if cached else None
-        if table is not None:
-            return cls(table.match, table.players, table.hand, table.rnd, cached=True)
         try:
             match = Match.objects.select_for_update(skip_locked=skip_locked).get(pk=match_id)
         except Match.DoesNotExist:
@@ -99,16 +85,6 @@ class MatchChange:
     def new(cls, match: Match, players: list[MatchPlayer]) -> MatchChange:
         """The change that creates ``match`` (before its first hand)."""
         return cls(match, players, None, None)
-
-    def lock(self) -> None:
-        """Lock the match row before writing any other row (a hand, a seat, the room), as a
-        change from the locked row does: two changes of one match then never hold rows the
-        other waits for. Raises :class:`StaleStateError` if the row has moved on from the
-        cached state."""
-        if self.cached and not self.locked:
-            if not list(self._row().select_for_update().values_list("pk", flat=True)):
-                raise StaleStateError
-            self.locked = True
 
     def player_of(self, user_id: int) -> MatchPlayer | None:
         """The seated player who is this user, if any."""
@@ -160,27 +136,25 @@ class MatchChange:
         return min(due) if due else None
 
     def save(self) -> None:
-        """Write the log, the match row and the changed seats; after the commit, send the
-        match's timer for a new due moment, build and send the update, then cache the
-        state. A change that logged nothing still stores its next due moment (a timer that
-        found nothing to do) and whether the table is offline."""
+        """Write the match row and append the log; after the commit, send the match's timer
+        for a new due moment, build and send the update, then cache the state. A change
+        that logged nothing still stores its next due moment (a timer that found nothing
+        to do) and whether the table is offline."""
         match = self.match
         match.timer_due = due = self.next_due()
         if due is not None and due != self.due_before:
             transaction.on_commit(lambda: timers.timer_set(match.pk, due), robust=True)
-        row = self._row()
         if not self.entries:
-            if not row.update(timer_due=match.timer_due, offline_since=match.offline_since):
-                raise StaleStateError
+            if due != self.due_before or match.offline_since != self.offline_before:
+                Match.objects.filter(pk=match.pk).update(
+                    timer_due=match.timer_due, offline_since=match.offline_since)
             self._checkin_on_commit()
             return
         if match.views[-1] > self.views_before[-1]:  # public: a spectator's view moved on
             match.changed_at = self.now  # a private decision moves no clock others see (H1)
         if self.new_decision:
             match.decision_views = list(match.views)
-        if not row.update(**{name: getattr(match, name) for name in _MATCH_FIELDS}):
-            raise StaleStateError
-        MatchEvent.objects.bulk_create(self.entries)
+        match_write(match, self.entries)
         for player in self.players:
             if _player_fields(player) != self.stored[player.seat]:
                 player.save(update_fields=["consecutive_timeouts", "auto_play"])
@@ -192,16 +166,9 @@ class MatchChange:
 
     def release(self) -> None:
         """Give back the state of a change that applied nothing (a refusal, a timer with
-        nothing due): it is still the row's, so it stays cached. Raises
-        :class:`StaleStateError` if it was cached and the row has moved on since."""
-        if self.cached and not self.locked and not self._row().exists():
-            raise StaleStateError
+        nothing due): it is still the row's, so it stays cached."""
         if not self.entries:
             state.state_checkin(self._table())
-
-    def _row(self) -> QuerySet[Match]:
-        """The match row, if it is still as this change found it."""
-        return Match.objects.filter(pk=self.match.pk, **self.base)
 
     def _table(self) -> state.TableState:
         return state.TableState(self.match, self.players, self.hand, self.rnd)
@@ -212,20 +179,11 @@ class MatchChange:
 
 
 def change_run(match_id: int, apply: Callable[[MatchChange], None]) -> MatchChange:
-    """Make one change to a match in its own transaction: ``apply`` checks and applies it
-    (raising :class:`~apps.matches.protocol.MatchError` to refuse, with nothing changed),
-    then it is saved. Made from the cached state first; made again from the locked row if
-    that turns out to be out of date (:class:`StaleStateError`)."""
-    try:
-        return _change_once(match_id, apply, cached=True)
-    except StaleStateError:
-        return _change_once(match_id, apply, cached=False)
-
-
-def _change_once(match_id: int, apply: Callable[[MatchChange], None], *,
-                 cached: bool) -> MatchChange:
+    """Make one change to a match in its own transaction, from the locked row: ``apply``
+    checks and applies it (raising :class:`~apps.matches.protocol.MatchError` to refuse,
+    with nothing changed), then it is saved."""
     with transaction.atomic():
-        change = MatchChange.open(match_id, cached=cached)
+        change = MatchChange.open(match_id)
         if change is None:
             raise MatchError("no_match")
         try:
@@ -235,6 +193,33 @@ def _change_once(match_id: int, apply: Callable[[MatchChange], None], *,
             raise
         change.save()
     return change
+
+
+def match_write(match: Match, entries: list[MatchEvent]) -> None:
+    """Write the match row's live fields and append ``entries`` to its log.
+
+    Both statements are the ORM's own (``QuerySet.update`` and ``bulk_create``'s, compiled
+    by Django). On PostgreSQL they go as one statement, the update in a data-modifying
+    ``WITH``, so that a move costs two round trips in all (the locked read and this); on
+    SQLite, in process, as the two. ``tests/matches/test_match_write.py`` compares the
+    rows the one statement writes with the ORM's.
+    """
+    values = {name: getattr(match, name) for name in _MATCH_FIELDS}
+    connection = connections[router.db_for_write(Match)]
+    if connection.vendor != "postgresql":
+        Match.objects.filter(pk=match.pk).update(**values)
+        MatchEvent.objects.bulk_create(entries)
+        return
+    update = cast(UpdateQuery, Match.objects.filter(pk=match.pk).query.chain(UpdateQuery))
+    update.add_update_values(values)
+    update_sql, update_params = update.get_compiler(connection=connection).as_sql()
+    insert = InsertQuery(MatchEvent)
+    fields = [f for f in MatchEvent._meta.concrete_fields if not f.primary_key]
+    insert.insert_values(fields, list[Model](entries))
+    [(insert_sql, insert_params)] = insert.get_compiler(connection=connection).as_sql()
+    with connection.cursor() as cursor:
+        cursor.execute(f"WITH updated AS ({update_sql}) {insert_sql}",
+                       (*update_params, *insert_params))
 
 
 _MATCH_FIELDS = [

@@ -76,7 +76,6 @@ def _take(change: MatchChange, user: User, seat: int) -> None:
     player = next((p for p in change.players if p.seat == seat), None)
     if player is None or not player.computer:
         raise MatchError("not_computer_seat", "这个座位不是电脑")
-    change.lock()
     player.user, player.computer, player.auto_play = user, False, False
     player.consecutive_timeouts = 0
     MatchPlayer.objects.filter(pk=player.pk).update(user=user, computer=False)

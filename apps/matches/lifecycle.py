@@ -110,7 +110,6 @@ def hand_deal(change: MatchChange) -> None:
     match = change.match
     upcoming = match.next_hand
     assert upcoming is not None and upcoming["number"] == match.hands_played + 1
-    change.lock()
     hand = Hand.objects.create(
         match=match,
         number=upcoming["number"],
@@ -216,7 +215,6 @@ def hand_close(change: MatchChange) -> None:
     """Settle an ended hand, reveal its seed, rotate the dealer; end the match if it is over."""
     match, hand, rnd = change.match, change.hand, change.rnd
     assert hand is not None and rnd is not None
-    change.lock()
     rules = RulesMatch(
         get_variant(match.variant), match.settings, match.dealer, match.streak,
         match.hands_played, list(match.totals),
@@ -260,7 +258,6 @@ def _reveal(hand: Hand) -> dict[str, Any]:
 def match_close(change: MatchChange, status: str) -> None:
     """End the match (all hands played, or dissolved by vote) and close the room."""
     match, hand = change.match, change.hand
-    change.lock()
     extra: list[dict[str, Any]] = []
     if status == Match.Status.DISSOLVED and hand is not None and hand.ended_at is None:
         hand.ended_at = change.now

@@ -1,6 +1,6 @@
 """Writes of live play. Every change to a match goes through one of these, serialised by
-the match row (:mod:`apps.matches.change`: a write conditional on the row's version, or
-``select_for_update``; ``BEGIN IMMEDIATE`` on SQLite).
+the match row (:mod:`apps.matches.change`: read under ``select_for_update``; ``BEGIN
+IMMEDIATE`` on SQLite).
 
 - :func:`match_start`: a room's seats are all ready → create the match, commit to hand 1
   (dealt once every seat contributed to its wall, or after a few seconds).

@@ -5,9 +5,8 @@ A hand's state is a pure function of its seed and its logged actions, and
 :attr:`Match.version` is the sequence number of the last log entry: every change to a
 playing match bumps it. So a cached entry tagged with the row's version is exactly the state
 at that row; any other entry is thrown away and the state is rebuilt from the log (a few
-milliseconds for a whole hand). A writer may also take the cached entry without reading the
-row: its write is conditional on the row still being at that version
-(:meth:`apps.matches.change.MatchChange.save`).
+milliseconds for a whole hand). A writer reads the row under its lock first
+(:meth:`apps.matches.change.MatchChange.open`), so the entry it takes is the row's.
 
 An entry is *checked out* (taken out of the cache) by whoever uses it, writer or reader,
 and checked in again after a commit or a read: a round is never shared between two threads,
@@ -85,15 +84,6 @@ def state_checkout(match: Match) -> TableState:
     hand = match.hands.order_by("-number").first()
     rnd = round_rebuild(match, hand, upto=match.version) if hand is not None else None
     return TableState(match, players, hand, rnd)
-
-
-def state_take(match_id: int) -> TableState | None:
-    """The cached state of a match, whatever its version, for a writer's use alone (its
-    write then checks that the row is still at ``state.match.version``); ``None`` if this
-    process holds none."""
-    with _cache_lock:
-        cached = _cache.pop(match_id, None)
-    return None if cached is None else cached[1]
 
 
 def state_checkin(state: TableState) -> None:
