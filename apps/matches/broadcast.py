@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 
 from channels.db import database_sync_to_async
 
-from apps.core.groups import group_send
+from apps.core.groups import group_send, group_sends_to_this_loop
 
 from .protocol import encode_frame
 
@@ -93,6 +93,7 @@ async def call_in_order(function: Callable[..., T], *, match_id: int, **kwargs: 
     state in use by one call at a time. The call runs to its end even if the caller is
     cancelled (a closing connection), and the lock passes on only then.
     """
+    group_sends_to_this_loop()  # the call's committed update is sent from this loop
     async with _match_lock(match_id):
         work = asyncio.ensure_future(
             database_sync_to_async(function, thread_sensitive=False)(match_id=match_id, **kwargs)

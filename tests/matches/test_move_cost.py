@@ -12,6 +12,7 @@ import pytest
 from django.db import connection
 
 from apps.matches import services, state
+from apps.matches.frames import view_version
 from apps.matches.models import Match
 from tests.support import factories
 
@@ -23,13 +24,13 @@ TRANSACTION_CONTROL = re.compile(r"^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)
 
 
 def _next_move(match_id: int) -> tuple[int, dict[str, object], int]:
-    """The acting user, a simple legal move of theirs, and the match's version."""
+    """The acting user, a simple legal move of theirs, and the user's own version."""
     match = Match.objects.get(pk=match_id)
     rnd = state.round_rebuild(match, match.hands.order_by("-number").first())
     seat = next(s for s in range(4) if rnd.observation(s)["me"]["legal"])
     move = choose(rnd.observation(seat))
     assert move is not None
-    return match.players.get(seat=seat).user_id, move, match.version
+    return match.players.get(seat=seat).user_id, move, view_version(match.views, seat)
 
 
 def _statements_in_its_transaction(user: int, move: dict[str, object], version: int,
