@@ -2,19 +2,40 @@
 
 from __future__ import annotations
 
+from majiang.refusals import Refusal, RefusalValue, words
+
 __all__ = ["IllegalActionError", "RecordError", "SettingsError", "UnknownRulingError"]
 
 
 class IllegalActionError(ValueError):
     """An action is not legal in the current state. The state is unchanged.
 
-    ``code`` is a stable machine-readable reason; ``message`` is for players, in Chinese.
+    Raised as ``IllegalActionError(code, reason=..., **data)``: ``refusal`` holds them as a
+    :class:`~majiang.refusals.Refusal` (plain values, never words). ``code`` is a stable
+    machine-readable reason; ``message`` is for players, in Chinese, worded by
+    :func:`majiang.refusals.words`.
     """
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
+    def __init__(self, code: str, /, reason: str | None = None, **data: RefusalValue) -> None:
+        super().__init__(code)
         self.code = code
-        self.message = message
+        self.refusal = Refusal(code, reason, data)
+
+    @property
+    def message(self) -> str:
+        """The refusal in the Chinese a player reads (no tile codes, no Latin letters)."""
+        return words(self.refusal)
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_illegal_action_error, (self.refusal,))
+
+
+def _illegal_action_error(refusal: Refusal) -> IllegalActionError:
+    """An :class:`IllegalActionError` rebuilt from its refusal (unpickling)."""
+    return IllegalActionError(refusal.code, refusal.reason, **refusal.data)
 
 
 class SettingsError(ValueError):

@@ -22,6 +22,7 @@ from typing import Any
 
 from majiang.actions import Action, ActionType, Event
 from majiang.errors import IllegalActionError, RecordError, SettingsError
+from majiang.refusals import declare_word
 from majiang.round import Round
 from majiang.scenario import wall_for
 from majiang.state import Phase
@@ -233,10 +234,6 @@ def _option_text(actions: Sequence[Action]) -> str:
     )
 
 
-def _declare_word(rnd: Round) -> str:
-    return "报听" if rnd.variant.id == "duyun" else "报叫"
-
-
 def waiting_text(rnd: Round) -> str:
     """Which seats the round waits for, in which window, and what each may do (Chinese).
 
@@ -248,7 +245,7 @@ def waiting_text(rnd: Round) -> str:
         return ""
     window = rnd.window
     if rnd.phase is Phase.DECLARE:
-        where = f"开局{_declare_word(rnd)}窗口 (问的是起手已听牌的闲家)"
+        where = f"开局{declare_word(rnd.variant.id)}窗口 (问的是起手已听牌的闲家)"
     elif rnd.phase is Phase.CLAIM and window is not None and window.tile is not None:
         where = f"座位{window.from_seat}打出{window.tile.code}后的抢牌窗口"
     elif rnd.phase is Phase.ROB and window is not None and window.tile is not None:
@@ -262,7 +259,7 @@ def waiting_text(rnd: Round) -> str:
         if seat in held:
             panel = rnd.variant.private_info(rnd, seat, legal).get("baogang_panel", [])
             parts.append(
-                f"座位{seat} 的{_declare_word(rnd)}在等报杠选择: 写 declare 带 ticks"
+                f"座位{seat} 的{declare_word(rnd.variant.id)}在等报杠选择: 写 declare 带 ticks"
                 f" (可勾选 {' '.join(panel)}) 为报杠, 不带 ticks 为不报"
             )
         else:
@@ -277,7 +274,7 @@ def _illegal(rnd: Round, index: int, action: Action, exc: IllegalActionError) ->
     s = rnd.seats[action.seat] if 0 <= action.seat < rnd.players else None
     if s is not None and s.declared and action.type in (ActionType.DISCARD, ActionType.KONG):
         text += (
-            f"。座位{action.seat}已{_declare_word(rnd)}: 摸到不胡的牌由引擎自动打出"
+            f"。座位{action.seat}已{declare_word(rnd.variant.id)}: 摸到不胡的牌由引擎自动打出"
             "(或按报杠自动开杠), 记录里不写; 只有可以胡时, 才写 win 或它打出的牌"
         )
     waiting = waiting_text(rnd)

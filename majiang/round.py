@@ -79,16 +79,14 @@ _TAKES_TILE = (ActionType.DISCARD, ActionType.PUNG, ActionType.KONG)
 
 
 def _field_problem(action: Action) -> str | None:
-    """Which field of ``action`` is wrong for its type, whatever the state, or ``None``."""
-    kind = action.type.value
+    """The refusal reason when a field of ``action`` is wrong for its type, whatever the
+    state (a tile missing or where none belongs, a declaration off a discard), or ``None``."""
     if action.type in _TAKES_TILE and action.tile is None:
-        return f"{kind} 需要 tile 字段 (哪张牌)"
+        return "needs_tile"
     if action.type not in _TAKES_TILE and action.tile is not None:
-        if action.type is ActionType.DECLARE:
-            return "declare 不带 tile 字段 (打牌时报叫请用 discard 加 declare)"
-        return f"{kind} 不带 tile 字段 (胡、过都不用指明牌)"
+        return "no_tile"
     if action.declare and action.type is not ActionType.DISCARD:
-        return f"{kind} 不能带 declare 字段 (只有 discard 可以同时报叫)"
+        return "no_declare"
     return None
 
 
@@ -399,18 +397,20 @@ class Round:
 
     def _check(self, action: Action) -> None:
         if self.phase is Phase.ENDED:
-            raise IllegalActionError("hand_over", "本局已结束")
+            raise IllegalActionError("hand_over")
         if not isinstance(action.seat, int) or not 0 <= action.seat < self.players:
-            raise IllegalActionError("bad_seat", "座位无效")
+            raise IllegalActionError("bad_seat")
         legal = self.legal_actions(action.seat)
         if not legal:
             if self.window is not None and action.seat in self.window.decisions:
-                raise IllegalActionError("already_decided", "你已经做出选择，请等待其他玩家")
-            raise IllegalActionError("not_your_turn", "现在不是你操作的时候")
+                raise IllegalActionError("already_decided")
+            raise IllegalActionError("not_your_turn")
         self.variant.check_action(self, action, legal)
         if action.without_ticks() not in legal:
-            message = _field_problem(action) or f"不能这样操作: {action}"
-            raise IllegalActionError("illegal_action", message)
+            raise IllegalActionError(
+                "illegal_action", _field_problem(action) or "not_legal", action=action.type.value,
+                tile=action.tile, declare=action.declare, variant=self.variant.id,
+            )
 
     def _run_automatic(self, events: list[Event]) -> None:
         """Do what needs no decision: declared seats' forced moves and complete windows."""
@@ -826,7 +826,7 @@ class Round:
     def settlement(self) -> AnySettlement:
         """The itemised settlement. Only for an ended round."""
         if self.phase is not Phase.ENDED:
-            raise IllegalActionError("hand_not_over", "本局尚未结束")
+            raise IllegalActionError("hand_not_over")
         if self._settlement is None:
             self._settlement = self.variant.settle(self)
         return self._settlement
@@ -834,7 +834,7 @@ class Round:
     def next_dealer(self) -> tuple[int, int]:
         """The next hand's dealer and streak. Only for an ended round."""
         if self.phase is not Phase.ENDED:
-            raise IllegalActionError("hand_not_over", "本局尚未结束")
+            raise IllegalActionError("hand_not_over")
         return self.variant.next_dealer(self)
 
     # -- timers ----------------------------------------------------------------------------

@@ -122,16 +122,16 @@ class Variant(ABC):
     def check_action(self, rnd: Round, action: Action, legal: Sequence[Action]) -> None:
         """Check what ``action`` carries beyond the legal actions it is matched against
         (:attr:`Action.ticks`), given the seat's ``legal`` actions. Raise
-        :class:`IllegalActionError` with the player's message; the round then refuses an
-        action that is still not among ``legal``.
+        :class:`IllegalActionError` with its code and data (:mod:`majiang.refusals` words
+        it); the round then refuses an action that is still not among ``legal``.
 
         By default no action may carry ticks.
         """
         if action.ticks is None or action.without_ticks() not in legal:
             return
         if action.type is ActionType.DECLARE or action.declare:
-            raise IllegalActionError("baogang_not_allowed", "本玩法没有报杠")
-        raise IllegalActionError("illegal_action", "只有报叫时才能报杠")
+            raise IllegalActionError("baogang_not_allowed")
+        raise IllegalActionError("illegal_action", "ticks_without_declare")
 
     # -- pending declarations --------------------------------------------------------------
     #

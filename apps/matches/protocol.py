@@ -13,7 +13,9 @@ from typing import Any
 
 import orjson
 
-from majiang import Action, ActionType, RecordError
+from majiang import Action, ActionType, IllegalActionError, RecordError
+from majiang.refusals import CODES as REFUSAL_CODES
+from majiang.refusals import Refusal, words
 from majiang.tiles import parse_tile
 
 MAX_MESSAGE_BYTES = 4096
@@ -64,18 +66,10 @@ ERROR_MESSAGES = {
     "not_committed": "这一局的洗牌承诺还没有公布",
     "already_contributed": "你已经为这一局提交过随机数",
     "unavailable": "服务器暂时无法保存操作，正在重连，请稍后再试",
-    # The rules' refusals (majiang.IllegalActionError), for a message that quotes the action.
-    "hand_over": "本局已结束",
-    "bad_seat": "座位无效",
-    "not_your_turn": "现在不是你操作的时候",
-    "already_decided": "你已经做出选择，请等待其他玩家",
-    "illegal_action": "现在不能这样操作",
-    "baogang_not_allowed": "本玩法没有报杠",
-    "baogang_empty": "没勾选任何选项，不能报杠",
-    "baogang_not_offered": "只能勾选列出的杠牌",
-    "baogang_too_many": "抱歉，不能选择更多的杠",
 }
-"""Chinese messages of the server's error codes, and of the rules package's refusals.
+"""Chinese messages of the server's own error codes. The rules package's refusals
+(``majiang.IllegalActionError``: ``not_your_turn``, ``illegal_action`` …) are worded by
+``majiang.refusals``, the one place that words them.
 
 No message a player can see quotes what the client sent (a 500-tile ``ticks`` once came
 back whole), and none holds Latin letters or digits: ``code`` is for programs."""
@@ -96,12 +90,6 @@ _FIELDS = {
 """Each message type's fields besides ``type``, ``v`` and ``id``; any other is malformed."""
 
 
-def _plain(message: str) -> bool:
-    """Whether a message is plain Chinese text: no Latin letters or digits (the rules'
-    fixed messages), so that it cannot be quoting a tile, an action or a field."""
-    return not any(ch.isascii() and ch.isalnum() for ch in message)
-
-
 class MatchError(Exception):
     """A refused client message: a stable ``code`` and a Chinese ``message``.
 
@@ -111,14 +99,17 @@ class MatchError(Exception):
     def __init__(self, code: str, message: str | None = None) -> None:
         super().__init__(code)
         self.code = code
-        self.message = message or ERROR_MESSAGES.get(code, "操作无效")
+        if not message:
+            message = ERROR_MESSAGES.get(code) or (
+                words(Refusal(code)) if code in REFUSAL_CODES else "操作无效"
+            )
+        self.message = message
 
     @classmethod
-    def from_rules(cls, code: str, message: str) -> MatchError:
-        """A rules refusal (``IllegalActionError``) as the player sees it: the rules' own
-        message when it is plain text, else the code's (the rules' ``不能这样操作: 座位0
-        discard 5m`` names the action it refuses)."""
-        return cls(code, message if _plain(message) else ERROR_MESSAGES.get(code))
+    def from_rules(cls, error: IllegalActionError) -> MatchError:
+        """A rules refusal as the player sees it: its code, and its words from
+        ``majiang.refusals`` (which name tiles in Chinese and never quote the input)."""
+        return cls(error.code, error.message)
 
     def to_json(self) -> dict[str, Any]:
         """The error frame sent to the client."""

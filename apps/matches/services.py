@@ -97,7 +97,7 @@ def _player_action(change: MatchChange, player: MatchPlayer, message: ClientMess
     try:
         lifecycle.action_apply(change, player, action, timeout=False)
     except IllegalActionError as exc:
-        raise MatchError.from_rules(exc.code, exc.message) from exc
+        raise MatchError.from_rules(exc) from exc
 
 
 def _ready_next(change: MatchChange, player: MatchPlayer) -> None:

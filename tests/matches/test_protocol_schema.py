@@ -32,6 +32,9 @@ from apps.matches.frames import view_version
 from apps.matches.models import Match
 from apps.matches.protocol import ERROR_MESSAGES, PHRASES, MatchError, parse_client_message
 from apps.matches.selectors import table_catchup
+from majiang import ActionType, IllegalActionError, Tile
+from majiang.refusals import CODES as REFUSAL_CODES
+from majiang.refusals import TEMPLATES
 from tests.support.rounds import round_now
 
 from . import recorded
@@ -47,6 +50,13 @@ NEVER_SEEN: dict[str, str] = {
     "SeatTakenEvent": "needs computer seats: test_a_taken_computer_seat_fits_the_document",
 }
 """Schemas the recorded games do not exercise, with the reason."""
+REFUSAL_SAMPLES: list[dict[str, Any]] = [
+    {},
+    *({"action": kind.value, "tile": Tile.M5, "declare": True, "variant": variant}
+      for kind in ActionType for variant in ("duyun", "zigong")),
+    *({"action": "discard", "tile": tile} for tile in Tile),
+]
+"""Data for the rules' refusals: no data, each action in both variants, each tile."""
 SHARED = frozenset({"TableInfo", "SeatView", "Settlement", "Hints", "Event", "Result",
                     "LegalAction"})
 """Parts that many frames repeat, each distinct value validated once."""
@@ -156,7 +166,11 @@ def test_every_frame_and_message_of_real_games_fits_the_document(make_table: Any
 
 def test_the_documents_lists_are_the_servers() -> None:
     schemas = _doc()["components"]["schemas"]
-    assert set(schemas["ErrorCode"]["enum"]) == set(ERROR_MESSAGES)
+    # The server's own codes and the rules' refusals, but hand_not_over, which only a
+    # settlement asked of an unfinished hand raises: a move never does.
+    refusal_codes = REFUSAL_CODES - {"hand_not_over"}
+    assert not refusal_codes & set(ERROR_MESSAGES)  # one place words each code
+    assert set(schemas["ErrorCode"]["enum"]) == set(ERROR_MESSAGES) | refusal_codes
     assert schemas["PhraseId"]["enum"] == list(PHRASES)
     events = schemas["Event"]["properties"]["type"]["enum"]
     dispatched = [branch["if"]["properties"]["type"]["const"]
@@ -168,6 +182,10 @@ def test_the_documents_lists_are_the_servers() -> None:
     checker = Checker(_doc())
     for code, message in ERROR_MESSAGES.items():
         assert not checker.errors("ChineseMessage", message), (code, message)
+    for (code, reason), _ in TEMPLATES.items():
+        for data in REFUSAL_SAMPLES:
+            message = MatchError.from_rules(IllegalActionError(code, reason, **data)).message
+            assert not checker.errors("ChineseMessage", message), (code, reason, message)
 
 
 @pytest.mark.parametrize("message", [

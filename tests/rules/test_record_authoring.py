@@ -165,7 +165,7 @@ def test_a_missing_pass_names_the_window_the_seat_and_its_options() -> None:
     error = error_of(record)
     assert (error.index, error.code) == (3, "illegal_action")
     assert error.message == (
-        "动作 #3 (座位1 discard 2s) 不合法: 不能这样操作: 座位1 discard 2s。"
+        "动作 #3 (座位1 discard 2s) 不合法: 现在不能打出二条。"
         "仍在等待 座位0打出9s后的抢牌窗口: 座位1 可 pung 9s, pass"
     )
 
@@ -240,9 +240,9 @@ def test_Z20_an_open_baogang_panel_is_named_with_its_options() -> None:
 @pytest.mark.parametrize(
     ("action", "message"),
     [
-        ({"seat": 0, "type": "win", "tile": "7s"}, "win 不带 tile 字段"),
-        ({"seat": 0, "type": "discard"}, "discard 需要 tile 字段"),
-        ({"seat": 0, "type": "pass", "tile": "7s"}, "pass 不带 tile 字段"),
+        ({"seat": 0, "type": "win", "tile": "7s"}, "胡不用指明牌"),
+        ({"seat": 0, "type": "discard"}, "出牌要指明是哪张牌"),
+        ({"seat": 0, "type": "pass", "tile": "7s"}, "过不用指明牌"),
     ],
 )
 def test_a_wrong_field_is_named(action: dict[str, Any], message: str) -> None:
@@ -258,9 +258,9 @@ def test_pung_without_a_tile_and_declare_with_one_are_named() -> None:
     play(rnd, "1 pass; 0 kong 3p; 0 discard 9s")
     before = rnd.snapshot()
     for bad, message in [
-        (Action(ActionType.PUNG, 1), "pung 需要 tile 字段"),
-        (Action(ActionType.DECLARE, 1, parse_tile("9s")), "declare 不带 tile 字段"),
-        (Action(ActionType.PASS, 1, declare=True), "pass 不能带 declare 字段"),
+        (Action(ActionType.PUNG, 1), "碰要指明是哪张牌"),
+        (Action(ActionType.DECLARE, 1, parse_tile("9s")), "报叫不用指明牌"),
+        (Action(ActionType.PASS, 1, declare=True), "过时不能报叫"),
     ]:
         with pytest.raises(IllegalActionError) as info:
             rnd.apply(bad)

@@ -23,8 +23,6 @@ if TYPE_CHECKING:
     from majiang.round import Round
 
 __all__ = [
-    "NOTHING_TICKED",
-    "TOO_MANY_KONGS",
     "BaogangPanel",
     "ZigongState",
     "check_action",
@@ -37,12 +35,6 @@ __all__ = [
     "state_of",
     "validate_ticks",
 ]
-
-NOTHING_TICKED = "没勾选任何选项，不能报杠"
-"""The seed's refusal of 报杠 with nothing ticked (Z20)."""
-TOO_MANY_KONGS = "抱歉，不能选择更多的杠"
-"""The seed's refusal of ticks whose kongs together leave the hand not ready (Z20)."""
-
 
 @dataclass(frozen=True, slots=True)
 class BaogangPanel:
@@ -139,16 +131,21 @@ def panel(rnd: Round, seat: int, counts: Sequence[int]) -> list[Tile]:
 def validate_ticks(
     rnd: Round, seat: int, ticks: tuple[Tile, ...] | None, counts: Sequence[int]
 ) -> None:
-    """Z20: refuse an empty 报杠, a tile not on the panel, and ticks that break the hand."""
+    """Z20: refuse an empty 报杠, a tile not on the panel or ticked twice, and ticks that
+    break the hand (the seed's words for the first and the last, :mod:`majiang.refusals`)."""
     if ticks is None:
         return
     if not ticks:
-        raise IllegalActionError("baogang_empty", NOTHING_TICKED)
+        raise IllegalActionError("baogang_empty")
     offered = panel(rnd, seat, counts)
-    if len(set(ticks)) != len(ticks) or any(t not in offered for t in ticks):
-        raise IllegalActionError("baogang_not_offered", "只能勾选列出的杠牌")
+    for tile in ticks:
+        if tile not in offered:
+            raise IllegalActionError("baogang_not_offered", "not_listed", tile=tile)
+    for i, tile in enumerate(ticks):
+        if tile in ticks[:i]:
+            raise IllegalActionError("baogang_not_offered", "repeated", tile=tile)
     if not _ready_after(rnd, seat, counts, ticks):
-        raise IllegalActionError("baogang_too_many", TOO_MANY_KONGS)
+        raise IllegalActionError("baogang_too_many")
 
 
 def options_for(rnd: Round, seat: int, action: Action) -> list[Tile]:
@@ -169,7 +166,7 @@ def check_action(rnd: Round, action: Action, legal: Sequence[Action]) -> None:
     open_panel = state_of(rnd).panels.get(action.seat)
     if action.without_ticks() not in legal:
         if open_panel is not None:
-            raise IllegalActionError("illegal_action", "请先选择报杠或不报")
+            raise IllegalActionError("illegal_action", "panel_open")
         return
     if open_panel is not None:
         if action.ticks is not None:
@@ -177,7 +174,7 @@ def check_action(rnd: Round, action: Action, legal: Sequence[Action]) -> None:
     elif _declaring(action):
         validate_ticks(rnd, action.seat, action.ticks, _counts_after(rnd, action))
     elif action.ticks is not None:
-        raise IllegalActionError("illegal_action", "只有报叫时才能报杠")
+        raise IllegalActionError("illegal_action", "ticks_without_declare")
 
 
 def hold(rnd: Round, action: Action) -> list[Event] | None:

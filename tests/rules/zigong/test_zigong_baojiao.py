@@ -11,8 +11,13 @@ from majiang.errors import IllegalActionError, RecordError
 from majiang.record import record_of, replay
 from majiang.state import Phase
 from majiang.tiles import Tile
-from majiang.variants.zigong.baogang import NOTHING_TICKED, TOO_MANY_KONGS, options_for
+from majiang.variants.zigong.baogang import options_for
 from tests.rules.scenario import ZIGONG, A, action, deal, lines, play, play_out
+
+NOTHING_TICKED = "没勾选任何选项，不能报杠"
+"""The seed's refusal of 报杠 with nothing ticked (Z20), word for word."""
+TOO_MANY_KONGS = "抱歉，不能选择更多的杠"
+"""The seed's refusal of ticks whose kongs together leave the hand not ready (Z20)."""
 
 
 def view_of(event: Event, viewer: int | None) -> dict[str, Any] | None:
@@ -39,7 +44,7 @@ def test_Z20_seed_case1_dealer_ticks_only_1p_2p() -> None:
     assert Action(ActionType.KONG, 0, Tile.P4) in rnd.legal_actions(0)
     with pytest.raises(IllegalActionError) as refused:
         rnd.apply(action("0 declare 4p ticks="))
-    assert refused.value.message == NOTHING_TICKED == "没勾选任何选项，不能报杠"
+    assert refused.value.message == NOTHING_TICKED
     with pytest.raises(IllegalActionError):
         rnd.apply(action("0 declare 4p ticks=4p"))
     # 报杠 1p and 2p; the fourth 1p is drawn, the fourth 2p discarded: both konged by force.
@@ -118,7 +123,7 @@ def test_Z20_seed_case3_only_one_of_1p_1s() -> None:
     assert options_for(rnd, 1, Action(ActionType.DECLARE, 1)) == [Tile.S1, Tile.P1]
     with pytest.raises(IllegalActionError) as refused:
         rnd.apply(action("1 declare ticks=1p1s"))
-    assert refused.value.message == TOO_MANY_KONGS == "抱歉，不能选择更多的杠"
+    assert refused.value.message == TOO_MANY_KONGS
     play(rnd, "1 declare ticks=1p; 0 discard 9p")
     # The fourth 1p is drawn: it also wins, so 胡 is offered first; declining it, the kong follows.
     assert rnd.legal_actions(1) == [Action(ActionType.WIN, 1), Action(ActionType.KONG, 1, Tile.P1)]
