@@ -3,16 +3,17 @@ and decision points, from the table socket's receive to the last seat's frame.
 
     .venv/bin/python -m benchmarks.move_trace [--moves 5] [--write-docs]
 
-A started 都匀 table on a fresh PostgreSQL database (``bench_trace``) and a Redis database
-of its own, its four seats connected over the table consumer in this process (channels'
-``WebsocketCommunicator``, the real routing and the Redis pub/sub channel layer). After a
-few warm-up moves, each traced discard is one seat's message until every seat has its
-update. Each connection's heartbeat (a timer of its own that checks the version after a
-quiet spell, not part of a move) is held off for the run. Traced, in every thread (the move's worker thread is started after tracing
-starts): the functions entered (``sys.setprofile``) and the branch points taken
-(coverage.py's branch arcs: a line with more than one way out, counted once however often
-it ran) in ``apps/`` (the platform) and ``majiang/`` (the rules). The figures are the median
-over ``--moves`` discards.
+Started 都匀 tables on a fresh PostgreSQL database (``bench_trace``) and a Redis database
+of its own, each table's four seats connected over the table consumer in this process
+(channels' ``WebsocketCommunicator``, the real routing and the Redis pub/sub channel
+layer). After three warm-up discards, the traced discard is one seat's message until
+every seat has its update. Connections close only after the last trace. Each
+connection's heartbeat (a timer of its own that checks the version after a quiet spell,
+not part of a move) is held off for the run. Traced, in every thread (the move's worker
+thread is started after tracing starts): the functions entered (``sys.setprofile``) and
+the branch points taken (coverage.py's branch arcs: a line with more than one way out,
+counted once however often it ran) in ``apps/`` (the platform) and ``majiang/`` (the
+rules). One traced discard per table, the figures the median over ``--moves`` tables.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ class Trace:
 
     def stop(self) -> None:
         sys.setprofile(None)
-        threading.setprofile(None)  # type: ignore[arg-type]
+        threading.setprofile(None)
 
 
 def _decision_points(cov: Any) -> dict[str, int]:
@@ -82,18 +83,28 @@ def _decision_points(cov: Any) -> dict[str, int]:
 
 
 async def _traced_discards(moves: int, verbose: bool) -> list[dict[str, Any]]:
-    """Warm up, then trace ``moves`` discards; one summary per discard."""
-    import coverage  # noqa: PLC0415
+    """``moves`` tables; on each, warm up, then trace one discard; one summary each."""
+    summaries, opened = [], []
+    for _ in range(moves):
+        summary, conns = await _traced_discard(verbose)
+        summaries.append(summary)
+        opened += conns
+    for conn in opened:  # a closing connection's clean-up is not part of a move
+        await conn.disconnect()
+    return summaries
+
+
+async def _traced_discard(verbose: bool) -> tuple[dict[str, Any], list[Any]]:
+    """On a new table, warm up, then trace one discard and summarise it."""
     from asgiref.sync import sync_to_async  # noqa: PLC0415
 
+    from apps.matches import consumers  # noqa: PLC0415
     from majiang import get_variant  # noqa: PLC0415
     from tests.matches.driving import choose  # noqa: PLC0415
     from tests.support import factories  # noqa: PLC0415
     from tests.support.ws import connect_as  # noqa: PLC0415
 
-    from apps.matches import consumers  # noqa: PLC0415
-
-    consumers.VERSION_CHECK_SECONDS = 3600  # heartbeats: not part of a move
+    setattr(consumers, "VERSION_CHECK_SECONDS", 3600)  # noqa: B010 (heartbeats: not a move)
     hands = max(get_variant("duyun").schema["hands_per_match"].choices)
     table = await sync_to_async(factories.table)("duyun", hands_per_match=hands, turn_seconds=60)
     conns = [connect_as(user, table.room.code) for user in table.players]
@@ -131,38 +142,40 @@ async def _traced_discards(moves: int, verbose: bool) -> list[dict[str, Any]]:
             await move(*other)
         raise RuntimeError("no discard came")
 
-    for _ in range(4):  # warm-up: caches, connections, the pub/sub subscription
+    for _ in range(3):  # warm-up: caches, connections, the pub/sub subscription
         await move(*await play_until_discard())
-    summaries = []
-    for _ in range(moves):
-        seat, discard = await play_until_discard()
-        cov = coverage.Coverage(branch=True, data_file=None,
-                                source=[str(ROOT / "apps"), str(ROOT / "majiang")])
-        trace = Trace()
-        loop = asyncio.get_running_loop()
-        cov.start()
-        trace.start()
-        loop.set_default_executor(ThreadPoolExecutor(max_workers=4))  # threads traced from birth
-        await move(seat, discard)
-        trace.stop()
-        cov.stop()
-        points = _decision_points(cov)
-        modules = {f for f, _, _ in trace.functions} | {f for f, n in points.items() if n}
-        if verbose:
-            for f, name, _ in sorted(trace.functions):
-                print(Path(f).relative_to(ROOT).as_posix(), name)
-            print({Path(f).relative_to(ROOT).as_posix(): n for f, n in points.items() if n})
-        summaries.append({
-            "modules": {p: sorted(Path(f).relative_to(ROOT).as_posix() for f in modules
-                                  if _package(f) == p) for p in ("apps", "majiang")},
-            "functions": {p: sum(1 for f, _, _ in trace.functions if _package(f) == p)
-                          for p in ("apps", "majiang")},
-            "points": {p: sum(n for f, n in points.items() if _package(f) == p)
-                       for p in ("apps", "majiang")},
-        })
-    for conn in conns:
-        await conn.disconnect()
-    return summaries
+    seat, discard = await play_until_discard()
+    trace, points = await _traced(move(seat, discard))
+    if verbose:
+        for f, name, _ in sorted(trace.functions):
+            print(Path(f).relative_to(ROOT).as_posix(), name)
+        print({Path(f).relative_to(ROOT).as_posix(): n for f, n in points.items() if n})
+    modules = {f for f, _, _ in trace.functions} | {f for f, n in points.items() if n}
+    return {
+        "modules": {p: sorted(Path(f).relative_to(ROOT).as_posix() for f in modules
+                              if _package(f) == p) for p in ("apps", "majiang")},
+        "functions": {p: sum(1 for f, _, _ in trace.functions if _package(f) == p)
+                      for p in ("apps", "majiang")},
+        "points": {p: sum(n for f, n in points.items() if _package(f) == p)
+                   for p in ("apps", "majiang")},
+    }, conns
+
+
+async def _traced(work: Any) -> tuple[Trace, dict[str, int]]:
+    """Await ``work`` traced: the functions it entered and the decision points it took."""
+    import coverage  # noqa: PLC0415
+
+    cov = coverage.Coverage(branch=True, data_file=None,
+                            source=[str(ROOT / "apps"), str(ROOT / "majiang")])
+    trace = Trace()
+    cov.start()
+    trace.start()
+    # Worker threads started now are traced from their birth.
+    asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=4))
+    await work
+    trace.stop()
+    cov.stop()
+    return trace, _decision_points(cov)
 
 
 async def _frame(conn: Any, kind: str, timeout: float = 10) -> dict[str, Any] | None:
@@ -178,7 +191,7 @@ async def _frame(conn: Any, kind: str, timeout: float = 10) -> dict[str, Any] | 
 
 def _report(summaries: list[dict[str, Any]], command: str) -> str:
     def median(key: str, package: str) -> float:
-        return statistics.median(s[key][package] for s in summaries)
+        return float(statistics.median(s[key][package] for s in summaries))
 
     def module_count(package: str) -> float:
         return statistics.median(len(s["modules"][package]) for s in summaries)
