@@ -96,6 +96,12 @@ class Conn:
             if frame["type"] not in ("presence", "phrase"):
                 return frame
 
+    async def until(self, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """Record frames up to the first that is ``wanted`` (within :data:`TIMEOUT` each)."""
+        while not wanted(frame := await self.recv()):
+            pass
+        return frame
+
     async def drain(self, seconds: float = 0.05) -> None:
         """Record whatever arrives within ``seconds`` of quiet."""
         while not await self.comm.receive_nothing(seconds):
@@ -589,10 +595,12 @@ async def rematch_prompt(game: Game) -> None:
 
     mark = len(game.wire.received)
     await game.conns[0].send({"type": "rematch", "id": "again"})
+    await game.conns[0].until(lambda f: f["type"] == "rematch" and f.get("id") == "again")
     for conn in game.conns:
         await conn.drain(0.2)
-    assert any(f.get("id") == "again" for f in rematch_frames())
     await game.conns[3].send({"type": "rematch_leave"})
+    await game.conns[3].until(lambda f: f["type"] == "rematch"
+                              and 3 not in [s["seat"] for s in f["seats"]])
     for conn in game.conns:
         await conn.drain(0.2)
     await game.act(3, {"type": "rematch_leave"}, expect="rematch_refused")
