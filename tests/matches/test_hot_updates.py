@@ -59,12 +59,17 @@ def _updates_after(before: tuple[int, int], written: int) -> tuple[int, int]:
 
 
 def _count_match_row_updates(counted: list[int]) -> Callable[..., Any]:
-    """An execute wrapper adding the rows each ``UPDATE "matches_match"`` changed."""
+    """An execute wrapper adding the rows each ``UPDATE "matches_match"`` changed (a move's
+    own is in the ``WITH`` of the statement that also appends its log rows, and updates
+    the one row the move locked)."""
 
     def wrapper(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
         result = execute(sql, params, many, context)
-        if sql.lstrip().upper().startswith('UPDATE "MATCHES_MATCH"'):
+        statement = sql.lstrip().upper()
+        if statement.startswith('UPDATE "MATCHES_MATCH"'):
             counted.append(max(context["cursor"].rowcount, 0))
+        elif statement.startswith("WITH") and 'UPDATE "MATCHES_MATCH"' in statement:
+            counted.append(1)
         return result
 
     return wrapper
