@@ -21,6 +21,8 @@ RATIO_TABLES = 10
 """One daphne at this many tables, full speed: the game's share of the bare relay."""
 CAPACITY_THINK, CAPACITY_P99_MS = 3.0, 100.0
 """The capacity line: tables one daphne serves at this think time within this p99."""
+WARMUP_MATCHES = 100
+"""The memory figure's warm-up: the matches finished before its reference reading."""
 PROBLEMS = ("gaps", "duplicates", "resnapshots", "unanswered")
 """Stream checks that count as an event lost or duplicated (refusals do not)."""
 
@@ -285,11 +287,14 @@ def _memory(memory: dict[str, Any]) -> list[str]:
         f"started matches ({delta / 2**20:.1f} MiB per 100 idle players).",
     ]
     matches = memory.get("matches")
-    if not matches:
-        return [*rows, "- Matches played to the end: not measured."]
+    if not matches or not matches["batches"]:
+        stopped = f" ({matches['error']})" if matches and matches.get("error") else ""
+        return [*rows, f"- Matches played to the end: not measured{stopped}."]
     batches = matches["batches"]
-    first, last = batches[0], batches[-1]
+    first = next((b for b in batches if b["matches"] >= WARMUP_MATCHES), batches[0])
+    last = batches[-1]
     growth = last["rss"] - first["rss"]
+    stopped = f" The run stopped there: {matches['error']}." if matches.get("error") else ""
     rows += [
         f"- Matches played to the end ({matches['hands']} hands each, batches of "
         f"{matches['batch']} new tables of new players at full speed), resident memory of "
@@ -299,8 +304,12 @@ def _memory(memory: dict[str, Any]) -> list[str]:
         f"{_mib(matches['after_gc'])} after a full garbage collection at the end "
         f"({matches['collected']:,} objects found unreachable).",
         f"- Growth from {first['matches']:,} to {last['matches']:,} finished matches: "
-        f"**{growth / 2**20:+,.1f} MiB**. After each batch: "
-        + ", ".join(f"{b['matches']:,}: {b['rss'] / 2**20:,.0f}" for b in batches) + " MiB.",
+        f"**{growth / 2**20:+,.1f} MiB**"
+        + (f" ({growth / 2**20 / (last['matches'] - first['matches']) * 100:+,.1f} MiB per "
+           "100)" if last["matches"] > first["matches"] else "")
+        + ". After each batch: "
+        + ", ".join(f"{b['matches']:,}: {b['rss'] / 2**20:,.0f}" for b in batches)
+        + f" MiB.{stopped}",
     ]
     return rows
 

@@ -4,7 +4,7 @@
     .venv/bin/python -m benchmarks.load.run --write-docs
 
 First the memory of 100 idle players on a fresh daphne process, and that of another fresh
-daphne while 1,000 matches are played to the end in batches of 100 new tables (each of new
+daphne while 1,000 matches are played to the end in batches of 50 new tables (each of new
 players, who leave when their match is over). Then, with one daphne
 process (and its Celery worker with beat): bare relay and game alternating at 1, 10 and 100
 tables at full speed; 100 tables at 1 s think; and the capacity search: 3 s think at 100,
@@ -49,7 +49,7 @@ CAPACITY_TABLES = (100, 150, 200, 250, 300, 400)
 """Table counts of the capacity search (``report.CAPACITY_THINK`` think time)."""
 SCALE_TABLES = 100
 IDLE_PLAYERS = 100
-MEMORY_MATCHES, MEMORY_BATCH = 1000, 100
+MEMORY_MATCHES, MEMORY_BATCH = 1000, 50
 
 
 def fresh_database(url: str) -> None:

@@ -416,17 +416,24 @@ def match_memory(servers: Servers, matches: int, *, batch: int,
     the rooms' fewest hands per match; each batch's players close their sockets when
     their match is over. Returns the memory when fresh, after each batch (with the
     matches finished so far), and after a full garbage collection in the process at the
-    end (``/__bench__/gc``)."""
+    end (``/__bench__/gc``). A batch that fails ends the figure there (``error``)."""
     fresh = _rss(servers)
     batches: list[dict[str, Any]] = []
-    finished = 0
+    finished, error = 0, None
     while finished < matches:
-        result, bench, _ = game(servers, min(batch, matches - finished), think=0.0,
-                                warmup=0.0, duration=MEMORY_BATCH_LIMIT)
+        try:
+            result, bench, _ = game(servers, min(batch, matches - finished), think=0.0,
+                                    warmup=0.0, duration=MEMORY_BATCH_LIMIT)
+        except Exception as exc:  # reported with the figure
+            error = f"{type(exc).__name__} in the batch after {finished} matches"
+            report(f"memory: {error}")
+            tables.tables_abandon_all()  # the failed batch's, which its timers would play on
+            break
         done = sum(m.status == "finished" for m in tables.matches_of(bench))
         tables.tables_abandon(bench)
         if not done:
-            raise RuntimeError(f"no match of a batch finished: {result.problems}")
+            error = f"no match of the batch after {finished} matches finished"
+            break
         finished += done
         time.sleep(MEMORY_SETTLE)
         batches.append({"matches": finished, "rss": _rss(servers),
@@ -435,6 +442,6 @@ def match_memory(servers: Servers, matches: int, *, batch: int,
                f"{batches[-1]['rss'] / 2**20:.1f} MiB ({result.per_second:.0f} actions/s)")
     port = servers.ports[0]
     collected = requests.get(f"http://{bots.HOST}:{port}/__bench__/gc", timeout=60).json()
-    return {"fresh": fresh, "batches": batches, "batch": batch,
+    return {"fresh": fresh, "batches": batches, "batch": batch, "error": error,
             "collected": collected["collected"], "after_gc": _rss(servers),
             "hands": tables.room_settings(tables.VARIANTS[0])["hands_per_match"]}
