@@ -15,8 +15,10 @@
   latency tail can be told apart: the database, the move's own work, or neither (the delay
   was outside the move: a busy event loop, the thread pool, the bots).
 
-``GET /__bench__/stats`` returns them as JSON. Only :mod:`benchmarks.load.asgi` installs
-this; the platform's own ASGI application has neither the counters nor the endpoint.
+``GET /__bench__/stats`` returns them as JSON; ``GET /__bench__/gc`` runs a full garbage
+collection in the process and returns what it collected and the process's resident memory
+after it (the memory scenario). Only :mod:`benchmarks.load.asgi` installs this; the
+platform's own ASGI application has neither the counters nor the endpoints.
 """
 
 from __future__ import annotations
@@ -24,10 +26,12 @@ from __future__ import annotations
 import functools
 import gc
 import json
+import os
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from django.db.backends.base.base import BaseDatabaseWrapper
@@ -37,6 +41,7 @@ from apps.matches import consumers, services, socket_limits
 from apps.matches.protocol import MatchError
 
 STATS_PATH = "/__bench__/stats"
+GC_PATH = "/__bench__/gc"
 SLOW_MOVE_MS = 50.0
 """A move slower than this (wall time of ``match_act``) is counted as slow."""
 TRANSACTION_CONTROL = ("SAVEPOINT", "RELEASE", "ROLLBACK", "BEGIN", "COMMIT")
@@ -144,9 +149,18 @@ def snapshot() -> dict[str, Any]:
     return out
 
 
+def collect() -> dict[str, Any]:
+    """Run a full garbage collection; what it found unreachable and the resident memory
+    (bytes, from ``/proc/self/statm``) after it."""
+    collected = gc.collect()
+    resident_pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return {"collected": collected, "rss": resident_pages * os.sysconf("SC_PAGE_SIZE")}
+
+
 async def stats_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    """ASGI endpoint answering ``GET`` with this process's counters as JSON."""
-    body = json.dumps(snapshot()).encode()
+    """ASGI endpoint answering ``GET`` with this process's counters as JSON (or, at
+    :data:`GC_PATH`, with what a full garbage collection freed)."""
+    body = json.dumps(collect() if scope["path"] == GC_PATH else snapshot()).encode()
     await send({"type": "http.response.start", "status": 200,
                 "headers": [(b"content-type", b"application/json")]})
     await send({"type": "http.response.body", "body": body})

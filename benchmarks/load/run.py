@@ -3,18 +3,21 @@
 
     .venv/bin/python -m benchmarks.load.run --write-docs
 
-First the memory of 100 idle players on a fresh daphne process. Then, with one daphne
+First the memory of 100 idle players on a fresh daphne process, and that of another fresh
+daphne while 1,000 matches are played to the end in batches of 50 new tables (each of new
+players, who leave when their match is over). Then, with one daphne
 process (and its Celery worker with beat): bare relay and game alternating at 1, 10 and 100
 tables at full speed; 100 tables at 1 s think; and the capacity search: 3 s think at 100,
-200, 400 tables, stopping at the first whose p99 misses 100 ms. Then, with two daphne
+150, 200, 250, 300, 400 tables, stopping at the first whose p99 misses 100 ms. Then, with two daphne
 processes (and two workers): at 100 tables, bare relay and game with rooms routed whole
 (every seat of a table on one process) and game with every table split over both. After
 each game measurement the unfinished matches are dissolved, so that their timers do not
 keep playing them during the next one. Each measurement but the capacity search runs
 ``--repeats`` times (3), in alternation; the report takes medians. Uses a fresh database
 (``--database-url``, default ``bench_load`` on the local PostgreSQL, dropped and
-re-created) and a Redis database of its own (``--redis-url``, flushed). Bounded: about 20
-minutes on a 2-core machine.
+re-created: its name must start with ``bench``, any other is refused) and a Redis database
+of its own (``--redis-url``, flushed). With ``--write-docs`` the report replaces the load
+section of ``docs/benchmarks.md`` and the capacity statement of ``docs/deploy.md``.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import shlex
 import signal
 import sys
 import time
@@ -41,10 +45,11 @@ DEFAULT_DATABASE = "postgres://postgres@127.0.0.1:5432/bench_load"
 DEFAULT_REDIS = "redis://127.0.0.1:6379/9"
 TABLE_COUNTS = (1, 10, 100)
 THINK_TABLES, THINK_SECONDS = 100, 1.0
-CAPACITY_TABLES = (100, 200, 400)
+CAPACITY_TABLES = (100, 150, 200, 250, 300, 400)
 """Table counts of the capacity search (``report.CAPACITY_THINK`` think time)."""
 SCALE_TABLES = 100
 IDLE_PLAYERS = 100
+MEMORY_MATCHES, MEMORY_BATCH = 1000, 50
 
 
 def fresh_database(url: str) -> None:
@@ -88,10 +93,16 @@ def prepare(database: str, redis_url: str, **extra_env: str) -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> None:
     """Parse arguments, run every measurement, print and optionally write the report."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=" ".join(__doc__.split("\n\n")[0].split()),
+        epilog="The database of --database-url is dropped and re-created, so its name must "
+               "start with 'bench': any other is refused, to protect real data.")
     parser.add_argument("--database-url", default=DEFAULT_DATABASE,
-                        help="dropped and re-created: its name must start with 'bench'")
-    parser.add_argument("--redis-url", default=DEFAULT_REDIS)
+                        help="PostgreSQL database, dropped and re-created: its name must "
+                             "start with 'bench' (any other is refused) (default: %(default)s)")
+    parser.add_argument("--redis-url", default=DEFAULT_REDIS,
+                        help="a Redis database of the benchmark's own: flushed "
+                             "(default: %(default)s)")
     parser.add_argument("--duration", type=float, default=10.0,
                         help="measured seconds (think-time runs: twice this)")
     parser.add_argument("--warmup", type=float, default=3.0,
@@ -105,8 +116,15 @@ def main(argv: list[str] | None = None) -> None:
                         help="table count at full speed, one daphne vs two")
     parser.add_argument("--repeats", type=int, default=3,
                         help="runs of each measurement (the report takes medians)")
+    parser.add_argument("--memory-matches", type=int, default=MEMORY_MATCHES,
+                        help="matches played to the end on one fresh daphne for its memory "
+                             "figure (0: none)")
+    parser.add_argument("--memory-batch", type=int, default=MEMORY_BATCH,
+                        help="tables (new players) per batch of the memory figure")
     parser.add_argument("--write-docs", action="store_true")
     args = parser.parse_args(argv)
+    command = shlex.join([".venv/bin/python", "-m", "benchmarks.load.run",
+                          *(sys.argv[1:] if argv is None else argv)])
     # A SIGTERM unwinds like Ctrl-C, so the servers started below are stopped too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
@@ -128,12 +146,16 @@ def main(argv: list[str] | None = None) -> None:
         "minutes": (time.monotonic() - started) / 60,
         "postgres": scenario_server_version(args.database_url),
         "redis": redis.Redis.from_url(args.redis_url).info()["redis_version"],
+        "command": command,
     }
     text = report.markdown(results, memory, machine, args)
     print(text)
     if args.write_docs:
         report.write(ROOT / "docs" / "benchmarks.md", text)
-        print("wrote docs/benchmarks.md", file=sys.stderr)
+        report.write(ROOT / "docs" / "deploy.md", report.deploy_capacity(results, machine),
+                     begin=report.DEPLOY_BEGIN, end=report.DEPLOY_END)
+        print("wrote docs/benchmarks.md and the capacity statement of docs/deploy.md",
+              file=sys.stderr)
 
 
 def measure(args: argparse.Namespace, env: dict[str, str]) -> tuple[list[Any], dict[str, int]]:
@@ -170,6 +192,15 @@ def measure(args: argparse.Namespace, env: dict[str, str]) -> tuple[list[Any], d
     finally:
         servers.stop()
     print(f"memory: {before / 2**20:.1f} MiB -> {after / 2**20:.1f} MiB", flush=True)
+    matches: dict[str, Any] | None = None
+    if args.memory_matches:
+        servers = Servers.start(1, env, logs / "matches")
+        try:
+            matches = scenario.match_memory(
+                servers, args.memory_matches, batch=args.memory_batch,
+                report=lambda text: print(text, flush=True))
+        finally:
+            servers.stop()
 
     servers = Servers.start(1, env, logs / "p1")
     try:
@@ -194,7 +225,8 @@ def measure(args: argparse.Namespace, env: dict[str, str]) -> tuple[list[Any], d
             play(servers, args.scale_tables, "split", repeat)
     finally:
         servers.stop()
-    return results, {"players": IDLE_PLAYERS, "before": before, "after": after}
+    return results, {"players": IDLE_PLAYERS, "before": before, "after": after,
+                     "matches": matches}
 
 
 def scenario_server_version(url: str) -> str:

@@ -1,6 +1,7 @@
-"""One measured run against started servers: game tables, bare-transport groups, or idle
-players (memory). Clients connect ``split`` (seat ``i`` through daphne ``i mod n``) or with
-rooms ``whole`` (every seat of table ``t`` through daphne ``t mod n``): :func:`.bots.port_of`.
+"""One measured run against started servers: game tables, bare-transport groups, idle
+players (memory), or batches of matches played to the end (memory). Clients connect
+``split`` (seat ``i`` through daphne ``i mod n``) or with rooms ``whole`` (every seat of
+table ``t`` through daphne ``t mod n``): :func:`.bots.port_of`.
 
 Throughput and server-side figures are deltas between two samples taken ``warmup``
 seconds after play starts and ``duration`` seconds later (or when the last table finished,
@@ -38,13 +39,34 @@ class Sample:
     app_cpu: float
     machine: Any
     """System-wide CPU times (``psutil.cpu_times()``)."""
+    match_updates: tuple[int, int] = (0, 0)
+    """Updates and HOT updates of the match table so far (:func:`match_row_updates`)."""
 
     @classmethod
     def take(cls, servers: Servers) -> Sample:
-        """Read every daphne's counters and the CPU time of the processes involved."""
+        """Read every daphne's counters, the CPU time of the processes involved and the
+        match table's update counts."""
         stats = [requests.get(f"http://{bots.HOST}:{port}/__bench__/stats", timeout=10).json()
                  for port in servers.ports]
-        return cls(time.monotonic(), stats, _cpu(servers.pids), psutil.cpu_times())
+        return cls(time.monotonic(), stats, _cpu(servers.pids), psutil.cpu_times(),
+                   match_row_updates())
+
+
+def match_row_updates() -> tuple[int, int]:
+    """Updates and HOT updates (in place on the row's page, no new index entries) of the
+    match table so far, from PostgreSQL's ``pg_stat_user_tables``. Each server connection
+    reports its counts at the end of a transaction at most once a second (an idle one
+    within a second too), so a window's delta is late by up to a second at both ends."""
+    from django.db import connection  # noqa: PLC0415  (needs Django set up)
+
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables "
+                           "WHERE relname = 'matches_match'")
+            row = cursor.fetchone()
+    finally:
+        connection.close()
+    return (int(row[0]), int(row[1])) if row else (0, 0)
 
 
 def _cpu(pids: list[int]) -> float:
@@ -88,6 +110,16 @@ class Result:
     problems: dict[str, int] = field(default_factory=dict)
     machine_busy: float = float("nan")
     """Fraction of the machine's CPU time (all cores) not idle during the window."""
+    match_updates: int = 0
+    """Updates of match rows during the window (PostgreSQL's count)."""
+    match_hot_updates: int = 0
+    """Those of them that were HOT: the new row version on the same page, no index entry."""
+
+    @property
+    def hot_share(self) -> float:
+        """The share of the window's match-row updates that were HOT."""
+        return (self.match_hot_updates / self.match_updates if self.match_updates
+                else float("nan"))
 
     @property
     def per_second(self) -> float:
@@ -125,7 +157,8 @@ def pooled(runs: list[Result]) -> Result:
     out = Result(first.kind, first.processes, first.tables, first.think,
                  sum(r.seconds for r in runs), sum(r.actions for r in runs),
                  [lat for r in runs for lat in r.latencies_ms], first.routing)
-    for name in ("app_cpu_ms", "gc_full", "slow_moves", "slow_moves_db"):
+    for name in ("app_cpu_ms", "gc_full", "slow_moves", "slow_moves_db", "match_updates",
+                 "match_hot_updates"):
         setattr(out, name, sum(getattr(r, name) for r in runs))
     out.gc_max_ms = max(r.gc_max_ms for r in runs)
     statements: Counter[int] = Counter()
@@ -142,6 +175,8 @@ def pooled(runs: list[Result]) -> Result:
 
 def _fill_server_figures(result: Result, first: Sample, last: Sample) -> None:
     result.app_cpu_ms = (last.app_cpu - first.app_cpu) * 1000
+    result.match_updates = last.match_updates[0] - first.match_updates[0]
+    result.match_hot_updates = last.match_updates[1] - first.match_updates[1]
     total = sum(last.machine) - sum(first.machine)
     idle = (last.machine.idle + last.machine.iowait) - (first.machine.idle + first.machine.iowait)
     result.machine_busy = 1 - idle / total if total > 0 else float("nan")
@@ -362,3 +397,51 @@ def idle_memory(servers: Servers, players: int, *, settle: float = 3.0) -> tuple
     with_players = asyncio.run(_idle(servers, bench, cookies, settle))
     tables.tables_abandon(bench)
     return before, with_players
+
+
+MEMORY_BATCH_LIMIT = 900.0
+"""At most this many seconds for one batch of matches to be played to the end."""
+MEMORY_SETTLE = 3.0
+"""Seconds after a batch's players have closed their sockets before memory is read."""
+
+
+def _rss(servers: Servers) -> int:
+    return int(psutil.Process(servers.daphnes[0].proc.pid).memory_info().rss)
+
+
+def match_memory(servers: Servers, matches: int, *, batch: int,
+                 report: Callable[[str], None] = print) -> dict[str, Any]:
+    """Resident memory (bytes) of the first daphne while ``matches`` matches are played to
+    the end, in batches of ``batch`` new tables of new players, at full speed and with
+    the rooms' fewest hands per match; each batch's players close their sockets when
+    their match is over. Returns the memory when fresh, after each batch (with the
+    matches finished so far), and after a full garbage collection in the process at the
+    end (``/__bench__/gc``). A batch that fails ends the figure there (``error``)."""
+    fresh = _rss(servers)
+    batches: list[dict[str, Any]] = []
+    finished, error = 0, None
+    while finished < matches:
+        try:
+            result, bench, _ = game(servers, min(batch, matches - finished), think=0.0,
+                                    warmup=0.0, duration=MEMORY_BATCH_LIMIT)
+        except Exception as exc:  # reported with the figure
+            error = f"{type(exc).__name__} in the batch after {finished} matches"
+            report(f"memory: {error}")
+            tables.tables_abandon_all()  # the failed batch's, which its timers would play on
+            break
+        done = sum(m.status == "finished" for m in tables.matches_of(bench))
+        tables.tables_abandon(bench)
+        if not done:
+            error = f"no match of the batch after {finished} matches finished"
+            break
+        finished += done
+        time.sleep(MEMORY_SETTLE)
+        batches.append({"matches": finished, "rss": _rss(servers),
+                        "actions_per_second": result.per_second})
+        report(f"memory: {finished} matches finished, "
+               f"{batches[-1]['rss'] / 2**20:.1f} MiB ({result.per_second:.0f} actions/s)")
+    port = servers.ports[0]
+    collected = requests.get(f"http://{bots.HOST}:{port}/__bench__/gc", timeout=60).json()
+    return {"fresh": fresh, "batches": batches, "batch": batch, "error": error,
+            "collected": collected["collected"], "after_gc": _rss(servers),
+            "hands": tables.room_settings(tables.VARIANTS[0])["hands_per_match"]}

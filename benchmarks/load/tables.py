@@ -127,3 +127,13 @@ def tables_abandon(tables: list[BenchTable]) -> int:
         ).update(status=Match.Status.DISSOLVED)
     finally:
         connection.close()
+
+
+def tables_abandon_all() -> int:
+    """Mark every unfinished match of the benchmark's database dissolved (after a run that
+    failed before its tables were known); return how many."""
+    try:
+        return Match.objects.filter(status=Match.Status.PLAYING).update(
+            status=Match.Status.DISSOLVED)
+    finally:
+        connection.close()
