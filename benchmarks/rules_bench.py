@@ -9,7 +9,7 @@ Figures, each a median over repeated timed batches (hand generation is outside t
 - our waits (:func:`majiang.analysis.waits_keys`) per 13-tile hand, and 27 calls of
   ``Agari.is_agari`` (one per candidate tile) on the same hands;
 - complete random-bot hands of the basic variant (4 players) per second on one core;
-- the advisor's hint caches (issue 51): whole 都匀 and 自贡 hands where every decision asks
+- the advisor's hint caches: whole 都匀 and 自贡 hands where every decision asks
   for :func:`majiang.advisor.discard_hints` and then plays :func:`majiang.advisor.choose`
   (what a table with hints and computer seats does); the hint time per call, each cache's
   hit rate and entries, and the entries held as the hands go on.
@@ -132,7 +132,7 @@ def mahjong_version() -> str:
 
 
 HINT_CACHES = ("_suit_reading", "_draws", "_standard", "_combined",
-               "_suit_options", "_suit_pairs")  # the last two: the caches before issue 51
+               "_suit_options", "_suit_pairs")  # the last two: caches of earlier trees
 
 
 def hint_caches(n: int) -> dict[str, object]:
@@ -148,7 +148,7 @@ def hint_caches(n: int) -> dict[str, object]:
 
     def entries() -> int:
         held = sum(c.cache_info().currsize for c in caches.values())
-        return held + len(getattr(advisor, "_READINGS", ()))  # the table before issue 51
+        return held + len(getattr(advisor, "_READINGS", ()))  # a table of earlier trees
 
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     times: list[float] = []
@@ -183,7 +183,7 @@ def hint_lines(found: dict[str, object], hands: int) -> list[str]:
     caches = found["caches"]
     assert isinstance(caches, dict)
     lines = [
-        "## Hint caches (issue 51)",
+        "## Hint caches",
         "",
         f"{hands} hands (都匀 and 自贡 in turn, 4 players), every decision of every seat asks "
         f"for the discard hints and then plays the advisor's choice: {found['calls']} hint "

@@ -8,6 +8,6 @@ Run it with ``python -m benchmarks.load.run --write-docs`` (see ``docs/benchmark
 - :mod:`.tables`: creating players, clubs and rooms, and starting their matches.
 - :mod:`.bots`, :mod:`.transport`: the clients (game bots, bare-transport clients).
 - :mod:`.scenario`: one measured run; :mod:`.run`: the whole benchmark and its report.
-- :mod:`.reference`: the game against the plain design (issue 29's floor), both trees in
+- :mod:`.reference`: the game against the plain design, both trees in
   one run.
 """

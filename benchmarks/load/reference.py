@@ -3,7 +3,7 @@
     .venv/bin/python -m benchmarks.load.reference [--commit 1e70f81] [--rounds 2]
         [--think-tables 100] [--write-docs]
 
-Issue 29 sets the floor at "the plain design's level": its one write path as first built
+The floor is the plain design's level: the one write path as first built
 (``--commit``: a row lock per move, moves in threads, the pub/sub layer, before the
 features built on it since). The bare relay's speed, and with it the ratio, moves with the
 machine, so this checks that commit out into a temporary git worktree and runs it and this
@@ -112,7 +112,9 @@ def section(commit: str, figures: dict[str, list[dict[str, Any]]], think_tables:
         f"{os.cpu_count()} cores; rerun it to refresh this section. One daphne, {TABLES} "
         f"tables at full speed; each tree runs its own load benchmark, the two trees in turn, "
         f"{PAIRS} bare relay and game pairs a turn, then {think_tables} tables at "
-        f"{THINK_SECONDS:.0f} s think. The plain design is commit `{commit}`, issue 29's floor. "
+        f"{THINK_SECONDS:.0f} s think. The plain design is commit `{commit}`, the one "
+        "write path as first built (a row lock per move, before the features built on it "
+        "since). "
         "Rates and ratios are medians over the pairs (range in brackets); the p99 is the "
         "median of the turns' own (each turn's).",
         "",
