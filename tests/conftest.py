@@ -7,9 +7,7 @@ import os
 from collections.abc import Iterator
 from importlib import import_module
 from typing import Any
-from unittest import mock
 
-import fakeredis
 import pytest
 import time_machine
 from channels.layers import channel_layers
@@ -18,6 +16,8 @@ from django.core.cache import cache
 from django.test import override_settings
 
 from apps.core.embedded_redis import embedded_redis
+from tests.support import kept
+from tests.support.backends import in_memory_backends
 from tests.support.celery_app import celery_repoint
 
 
@@ -107,7 +107,27 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                          or DATABASE_FIXTURES & set(getattr(item, "fixturenames", ()))]
         config.hook.pytest_deselected(items=[i for i in items if i not in uses_backends])
         items[:] = uses_backends
+    kept.group(items)
     items.sort(key=lambda item: item.nodeid.startswith("tests/browser/"))
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test that commits (``transactional_db``) must not run inside kept rows
+    (:mod:`tests.support.kept`): it would commit into their open transaction."""
+    marker = item.get_closest_marker("django_db")
+    commits = "transactional_db" in getattr(item, "fixturenames", ()) or bool(
+        marker and (marker.kwargs.get("transaction") or (marker.args and marker.args[0])))
+    if kept.OPEN and commits:
+        pytest.fail(f"{item.nodeid} commits while the kept rows of {kept.OPEN} are open")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """After a test's own teardown, roll back the kept rows the next test does not ask for."""
+    try:
+        return (yield)
+    finally:
+        kept.release(nextitem)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -143,9 +163,6 @@ def _fresh_cache() -> None:
     state.state_forget_all()
 
 
-IN_MEMORY_LAYER = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-
-
 @pytest.fixture(autouse=True)
 def _fresh_channel_layer(request: pytest.FixtureRequest) -> Iterator[None]:
     """A new channel-layer instance per test: each async test runs its own event loop, and
@@ -155,17 +172,13 @@ def _fresh_channel_layer(request: pytest.FixtureRequest) -> Iterator[None]:
     Outside the ``services`` tier the layer is Channels' in-memory one and presence's Redis
     is fakeredis: the same code paths, no server. ``services`` tests use a real Redis
     (:func:`redis_url`)."""
-    channel_layers.backends.clear()
     if request.node.get_closest_marker("services"):
+        channel_layers.backends.clear()
         yield
+        channel_layers.backends.clear()
     else:
-        from apps.matches import presence
-
-        fake = fakeredis.FakeRedis()
-        with override_settings(CHANNEL_LAYERS=IN_MEMORY_LAYER), \
-                mock.patch.object(presence, "_redis", lambda: fake):
+        with in_memory_backends():
             yield
-    channel_layers.backends.clear()
 
 
 @pytest.fixture

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -16,6 +18,7 @@ from apps.clubs.models import Club, Membership
 from apps.ledgers.models import HandResult
 from apps.matches.models import Match
 from tests.support import factories
+from tests.support.kept import Keeper, keep, kept_value
 from tests.support.play import play, winning_policy
 
 pytestmark = pytest.mark.django_db
@@ -30,9 +33,7 @@ class Played:
     other: Club
 
 
-@pytest.fixture
-def played(db: None) -> Played:
-    """张三, 李四, 王五 and 赵六 play a 都匀 match in one club and a 自贡 match in another."""
+def _played() -> Played:
     home, players = factories.players_club()
     duyun = Match.objects.get(room=factories.started_room(home, players, "duyun"))
     play(duyun, winning_policy(random.Random(0)))
@@ -44,6 +45,26 @@ def played(db: None) -> Played:
     return Played(
         players, Match.objects.get(pk=duyun.pk), Match.objects.get(pk=zigong.pk), home, other
     )
+
+
+def _again(played: Played) -> Played:
+    return Played([User.objects.get(pk=u.pk) for u in played.players],
+                  Match.objects.get(pk=played.duyun.pk), Match.objects.get(pk=played.zigong.pk),
+                  Club.objects.get(pk=played.home.pk), Club.objects.get(pk=played.other.pk))
+
+
+@pytest.fixture(scope="module")
+def _kept_played(
+    request: pytest.FixtureRequest, django_db_setup: None, django_db_blocker: Any
+) -> Iterator[Keeper]:
+    yield from keep(request, django_db_blocker, _played)
+
+
+@pytest.fixture
+def played(_kept_played: Keeper, db: None) -> Played:
+    """张三, 李四, 王五 and 赵六 play a 都匀 match in one club and a 自贡 match in another
+    (once for the module: :mod:`tests.support.kept`)."""
+    return kept_value(_kept_played, _played, _again)
 
 
 def client_for(user: User) -> Client:

@@ -7,10 +7,13 @@ summary cover every filtered row, not just the page shown.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import re
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import parse_qs
 
 import pytest
@@ -27,6 +30,7 @@ from apps.ledgers.services import ledger_adjustment_create
 from apps.matches.models import Hand, Match, MatchPlayer
 from tests.support import factories
 from tests.support.factories import Table, table_settings
+from tests.support.kept import Keeper, fresh_table, keep, kept_value
 
 pytestmark = pytest.mark.django_db
 
@@ -94,9 +98,7 @@ class BusyLedger:
     points_li: int  # the points of 李四's rows, all together
 
 
-@pytest.fixture
-def busy_ledger(db: None) -> BusyLedger:
-    """A club with 180 ledger rows: the owner's corrections, written by the real service."""
+def _busy_ledger() -> BusyLedger:
     table = factories.table("duyun", base_stake=STAKE)
     assert not LedgerEntry.objects.filter(club=table.club).exists()
     owner, (zhang, li, wang, zhao) = table.players[0], table.players
@@ -112,6 +114,21 @@ def busy_ledger(db: None) -> BusyLedger:
     owed_by_wang = [adjust(wang, zhao, 1, f"补差{i}") for i in range(30)]
     points_li = sum(1 + i % 3 for i in range(150))
     return BusyLedger(table, owed_by_li, owed_by_wang, points_li)
+
+
+@pytest.fixture(scope="module")
+def _kept_busy_ledger(
+    request: pytest.FixtureRequest, django_db_setup: None, django_db_blocker: Any
+) -> Iterator[Keeper]:
+    yield from keep(request, django_db_blocker, _busy_ledger)
+
+
+@pytest.fixture
+def busy_ledger(_kept_busy_ledger: Keeper, db: None) -> BusyLedger:
+    """A club with 180 ledger rows: the owner's corrections, written by the real service
+    (once for the module: :mod:`tests.support.kept`)."""
+    return kept_value(_kept_busy_ledger, _busy_ledger,
+                      lambda busy: dataclasses.replace(busy, table=fresh_table(busy.table)))
 
 
 def test_rows_beyond_the_first_page_are_on_page_2_and_the_links_keep_the_filters(
