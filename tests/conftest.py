@@ -86,7 +86,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--backend-tests", action="store_true",
         help="only the tests whose outcome can depend on DATABASE_URL or REDIS_URL: those "
-             "that use the database or a real service (CI's PostgreSQL + Redis pass)",
+             "that use the database or a real service, but not one of their own "
+             "(CI's PostgreSQL + Redis pass)",
     )
 
 
@@ -96,15 +97,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     out), and run the browser tests last (after pytest-django's own ordering): Playwright's
     sync API keeps an event loop running in the main thread until the session ends, and no
     async test can run after it. With ``--backend-tests``, leave out the tests that touch
-    neither the database nor a service (the rules engine's, for one): they cannot tell
-    PostgreSQL and Redis from the embedded pair."""
+    neither the database nor a service (the rules engine's, for one), and those that bring
+    their own (``own_backends``): they cannot tell PostgreSQL and Redis from the embedded
+    pair."""
     for item in items:
         if REAL_SERVICES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.services)
     if config.getoption("--backend-tests"):
-        uses_backends = [item for item in items if item.get_closest_marker("services")
-                         or item.get_closest_marker("django_db")
-                         or DATABASE_FIXTURES & set(getattr(item, "fixturenames", ()))]
+        uses_backends = [item for item in items if not item.get_closest_marker("own_backends")
+                         and (item.get_closest_marker("services")
+                              or item.get_closest_marker("django_db")
+                              or DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())))]
         config.hook.pytest_deselected(items=[i for i in items if i not in uses_backends])
         items[:] = uses_backends
     kept.group(items)

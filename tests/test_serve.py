@@ -13,7 +13,8 @@ import pytest
 from apps.core.management.commands import serve as serve_module
 from tests.support.processes import healthy, start_serve
 
-pytestmark = [pytest.mark.slow, pytest.mark.services]
+# Each test runs serve on a SQLite file and an embedded Redis of its own.
+pytestmark = [pytest.mark.slow, pytest.mark.services, pytest.mark.own_backends]
 
 
 @pytest.fixture
