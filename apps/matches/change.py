@@ -33,7 +33,7 @@ from django.db.models.sql import InsertQuery, UpdateQuery
 
 from majiang import Round
 
-from . import broadcast, frames, pacing, pause, state, timers
+from . import broadcast, frames, pacing, state, timers
 from .models import Hand, Match, MatchEvent, MatchPlayer
 from .pacing import auto_play_delay
 from .protocol import MatchError
@@ -122,7 +122,7 @@ class MatchChange:
         if match.status != Match.Status.PLAYING:
             return None
         due = [match.deadline] if match.deadline is not None else []
-        due += pause.offline_due(match)
+        due += pacing.offline_due(match)
         pause_end = pacing.hold_until(match, self.rnd)
         if pause_end is not None:
             due.append(pause_end)

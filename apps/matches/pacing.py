@@ -107,3 +107,11 @@ def offline_dissolve_at(match: Match) -> datetime | None:
     seconds = int(match.settings.get("offline_dissolve_seconds",
                                      DEFAULT_OFFLINE_DISSOLVE_SECONDS))
     return match.offline_since + timedelta(seconds=seconds)
+
+
+def offline_due(match: Match) -> list[datetime]:
+    """The offline moments still ahead of a match, for its next due moment."""
+    due = [offline_dissolve_at(match)]
+    if match.paused_left_ms is None:
+        due.append(offline_pause_at(match))
+    return [moment for moment in due if moment is not None]

@@ -12,12 +12,12 @@ in 托管 whose connections died without saying goodbye (:func:`offline_check`).
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from . import presence
-from .models import Match, MatchEvent
-from .pacing import offline_dissolve_at, offline_pause_at
+from .models import MatchEvent
+from .pacing import offline_pause_at
 from .protocol import table_event
 
 if TYPE_CHECKING:
@@ -32,14 +32,6 @@ def pause_reason(change: MatchChange) -> str | None:
     if pause_at is not None and change.now >= pause_at:
         return "offline"
     return None
-
-
-def offline_due(match: Match) -> list[datetime]:
-    """The offline moments still ahead of a match, for its next due moment."""
-    due = [offline_dissolve_at(match)]
-    if match.paused_left_ms is None:
-        due.append(offline_pause_at(match))
-    return [moment for moment in due if moment is not None]
 
 
 def clock_follow(change: MatchChange) -> list[dict[str, Any]]:
