@@ -112,7 +112,7 @@ class Bot:
 
     def __init__(self, port: int, code: str, cookie: str, seat: int, *, think: float,
                  stop_at: float, seed: int, connect_after: float = 0.0,
-                 play_on: bool = False) -> None:
+                 play_on: bool = False, quick_claims: bool = False) -> None:
         self.url = f"ws://{HOST}:{port}/ws/rooms/{code}/"
         self.origin = f"http://{HOST}:{port}"
         self.cookie, self.seat, self.think, self.stop_at = cookie, seat, think, stop_at
@@ -125,6 +125,9 @@ class Bot:
         self.done = False
         self.connect_after = connect_after
         self.play_on = play_on
+        # Answer a window at once (``think`` is for the seat's turns): the timer of a
+        # held window then ends it, not the last answer.
+        self.quick_claims = quick_claims
         self.match: int | None = None
 
     async def run(self) -> SeatLog:
@@ -215,7 +218,7 @@ class Bot:
         message = self._choose(frame)
         if message is None:
             return
-        if self.think:
+        if self.think and not (self.quick_claims and _in_window(frame)):
             await asyncio.sleep(self.think)
         self.retries[version] = self.retries.get(version, 0) + 1
         expect = {message["type"], "decided", "auto"}
@@ -243,6 +246,13 @@ class Bot:
         wins = [a for a in legal if a["type"] == "win"]
         action = wins[0] if wins else self.rng.choice(legal)
         return {k: v for k, v in action.items() if k != "seat" and v is not None}
+
+
+def _in_window(frame: dict[str, Any]) -> bool:
+    """Whether the seat is answering a window (a discard, a kong to rob, 报叫): its
+    choices include passing."""
+    observation = frame["observation"]
+    return bool(observation) and any(a["type"] == "pass" for a in observation["me"]["legal"])
 
 
 class Idle:

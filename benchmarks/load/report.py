@@ -170,6 +170,7 @@ def _figures(results: list[Result], args: argparse.Namespace) -> list[str]:
         f"- HOT share of match-row updates (the new row version written on its page, no "
         f"index entry), over every game window: {_percent(hot / updates if updates else math.nan)}"
         f" of {updates:,} updates (each measurement's share in the tables below).")
+    rows.extend(_timers(results))
     one, two, scale = _scale(results, "game", args.scale_tables)
     bare_one, bare_two, bare_scale = _scale(results, "bare", args.scale_tables)
     alone = _runs(results, "game", (1, "whole", args.scale_tables, 0.0))
@@ -186,6 +187,22 @@ def _figures(results: list[Result], args: argparse.Namespace) -> list[str]:
         f"{', '.join(f'{k} {v}' for k, v in lost.items())} over {_count(len(runs), 'run')} "
         f"(answered after 5 s: {late}); {_fmt(_median([r.per_second for r in runs]))} "
         f"actions/s.")
+    return rows
+
+
+def _timers(results: list[Result]) -> list[str]:
+    """How late the claim pauses' timers ended them (the ``timers`` runs)."""
+    rows = []
+    for r in (r for r in results if r.kind == "timers" and len(r.pause_late_ms) > 1):
+        late = r.pause_late_ms
+        p95 = statistics.quantiles(late, n=100)[94]
+        rows.append(
+            f"- Timers under load: one daphne, {r.tables} tables, {r.think:.0f} s think, a "
+            f"{r.pause_ms} ms claim pause (every discard holds its window; the bots answer "
+            f"a window at once, so the pause's timer ends it): a pause ended late by median "
+            f"{_fmt(_median(late), 0)} ms, **p95 {_fmt(p95, 0)} ms**, max "
+            f"{_fmt(max(late), 0)} ms over {len(late):,} windows; moves p99 "
+            f"{_fmt(r.percentile(99))} ms, {_fmt(r.per_second)} actions/s.")
     return rows
 
 

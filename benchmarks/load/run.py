@@ -7,7 +7,9 @@ First the memory of 100 idle players on a fresh daphne process, and that of anot
 daphne while 1,000 matches are played to the end in batches of 50 new tables (each of new
 players, who leave when their match is over). Then, with one daphne
 process (and its Celery worker with beat): bare relay and game alternating at 1, 10 and 100
-tables at full speed; 100 tables at 1 s think; and the capacity search: 3 s think at 100,
+tables at full speed; 100 tables at 1 s think; the same with a 300 ms claim pause, the
+bots answering each window at once, for how late the pauses' timers end them; and the
+capacity search: 3 s think at 100,
 150, 200, 250, 300, 400 tables, stopping at the first whose p99 misses 100 ms. Then, with two daphne
 processes (and two workers): at 100 tables, bare relay and game with rooms routed whole
 (every seat of a table on one process) and game with every table split over both. After
@@ -48,6 +50,9 @@ THINK_TABLES, THINK_SECONDS = 100, 1.0
 CAPACITY_TABLES = (100, 150, 200, 250, 300, 400)
 """Table counts of the capacity search (``report.CAPACITY_THINK`` think time)."""
 SCALE_TABLES = 100
+PAUSE_MS = 300
+"""The claim pause of the timer measurement (the tables of the 1 s think run, every
+discard holding its window until its timer fires)."""
 IDLE_PLAYERS = 100
 MEMORY_MATCHES, MEMORY_BATCH = 1000, 50
 
@@ -177,12 +182,12 @@ def measure(args: argparse.Namespace, env: dict[str, str]) -> tuple[list[Any], d
                              routing=routing), repeat)
 
     def play(servers: Servers, count: int, routing: str, repeat: int,
-             think: float = 0.0) -> scenario.Result:
+             think: float = 0.0, **settings: Any) -> scenario.Result:
         warmup, duration = ((3 * args.warmup, 2 * args.duration) if think
                             else (args.warmup, args.duration))
         result, bench, _ = scenario.game(servers, count, think=think, warmup=warmup,
                                          duration=duration, routing=routing, play_on=True,
-                                         hands_per_match=16)
+                                         hands_per_match=16, **settings)
         tables.tables_abandon(bench)
         return record(result, repeat)
 
@@ -210,6 +215,7 @@ def measure(args: argparse.Namespace, env: dict[str, str]) -> tuple[list[Any], d
                 play(servers, count, "whole", repeat)
         for repeat in range(args.repeats):
             play(servers, args.think_tables, "whole", repeat, THINK_SECONDS)
+        play(servers, args.think_tables, "whole", 0, THINK_SECONDS, claim_pause_ms=PAUSE_MS)
         for count in args.capacity_tables:
             result = play(servers, count, "whole", 0, report.CAPACITY_THINK)
             if not result.percentile(99) < report.CAPACITY_P99_MS:

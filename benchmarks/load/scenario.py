@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import psutil
@@ -114,6 +115,10 @@ class Result:
     """Updates of match rows during the window (PostgreSQL's count)."""
     match_hot_updates: int = 0
     """Those of them that were HOT: the new row version on the same page, no index entry."""
+    pause_ms: int = 0
+    """The tables' claim pause (``timers`` runs)."""
+    pause_late_ms: list[float] = field(default_factory=list)
+    """How late each pause of the window ended (:func:`pause_lateness`)."""
 
     @property
     def hot_share(self) -> float:
@@ -216,14 +221,14 @@ def login_all(servers: Servers, bench: list[tables.BenchTable], *,
 
 async def _play(servers: Servers, bench: list[tables.BenchTable], cookies: list[list[str]],
                 *, think: float, warmup: float, duration: float, play_on: bool,
-                whole: bool, beside: Beside | None = None,
+                whole: bool, beside: Beside | None = None, quick_claims: bool = False,
                 ) -> tuple[list[bots.Bot], Sample, Sample, float]:
     ports = servers.ports
     far = time.monotonic() + 3600
     players = [
         bots.Bot(bots.port_of(ports, i, s, whole=whole), t.code, cookies[i][s], s,
                  think=think, stop_at=far, seed=1000 * i + s, play_on=play_on,
-                 connect_after=(4 * i + s) * bots.CONNECT_SPACING)
+                 connect_after=(4 * i + s) * bots.CONNECT_SPACING, quick_claims=quick_claims)
         for i, t in enumerate(bench) for s in range(4)
     ]
     tasks = [asyncio.create_task(p.run()) for p in players]
@@ -267,19 +272,29 @@ def game(servers: Servers, count: int, *, think: float, warmup: float, duration:
     """Play ``count`` tables of 4 bots, connected as ``routing`` says; measure the window
     after ``warmup``. With ``play_on``, a table whose match finishes starts another
     (``tables.tables_rematch``). ``beside`` runs from the start of play to the end of the
-    window, beside the bots (another client's load)."""
+    window, beside the bots (another client's load). With a ``claim_pause_ms`` setting the
+    bots answer windows at once and the result is of kind ``timers``, with how late each
+    pause in the window ended (:func:`pause_lateness`)."""
+    pause_ms = int(settings.get("claim_pause_ms", 0))
     whole = _whole(routing)
     bench = tables.tables_create(count, **settings)
     cookies = login_all(servers, bench, whole=whole)
     players, first, last, startup = asyncio.run(
         _play(servers, bench, cookies, think=think, warmup=warmup, duration=duration,
-              play_on=play_on, whole=whole, beside=beside)
+              play_on=play_on, whole=whole, beside=beside, quick_claims=bool(pause_ms))
     )
     accepted = sum(a["accepted"] - b["accepted"] for b, a in zip(first.stats, last.stats,
                                                                   strict=True))
     latencies = [lat for p in players for lat in p.log.latencies]
-    result = Result("game", len(servers.ports), count, think, last.at - first.at, accepted,
-                    _window(latencies, first.at, last.at), routing)
+    result = Result("timers" if pause_ms else "game", len(servers.ports), count, think,
+                    last.at - first.at, accepted, _window(latencies, first.at, last.at),
+                    routing)
+    if pause_ms:
+        wall = time.time() - time.monotonic()  # monotonic moment + wall = wall-clock moment
+        result.pause_ms = pause_ms
+        result.pause_late_ms = pause_lateness(
+            bench, pause_ms=pause_ms, since=datetime.fromtimestamp(first.at + wall, UTC),
+            until=datetime.fromtimestamp(last.at + wall, UTC))
     result.startup_seconds = startup
     _fill_server_figures(result, first, last)
     logs = [p.log for p in players]
@@ -293,6 +308,31 @@ def game(servers: Servers, count: int, *, think: float, warmup: float, duration:
         "resnapshots": sum(log.resnapshots for log in logs),
     }
     return result, bench, players
+
+
+def pause_lateness(bench: list[tables.BenchTable], *, pause_ms: int, since: datetime,
+                   until: datetime) -> list[float]:
+    """How late (ms) the claim pause of each discard the tables logged between ``since``
+    and ``until`` ended: the entry of the window's release by its timer (the next public
+    entry) minus the discard's entry and ``pause_ms``. With the pause on, every discard
+    holds its window (H4). The discard's entry is written a moment after the pause starts
+    (the move's own work), so the figure is low by that much."""
+    from apps.matches.models import MatchEvent  # noqa: PLC0415  (needs Django set up)
+
+    late: list[float] = []
+    entries = (MatchEvent.objects.filter(match__room_id__in=[t.room_id for t in bench],
+                                         created_at__gte=since)
+               .order_by("match_id", "seq").values_list("match_id", "payload", "views",
+                                                        "created_at"))
+    opened: tuple[int, int, datetime] | None = None  # match, public version, time
+    for match, payload, views, at in entries:
+        if opened is not None and (match != opened[0] or views[-1] > opened[1]):
+            if match == opened[0] and payload.get("release"):
+                late.append((at - opened[2]).total_seconds() * 1000 - pause_ms)
+            opened = None
+        if at <= until and payload.get("action", {}).get("type") == "discard":
+            opened = (match, views[-1], at)
+    return late
 
 
 def lost_events(players: list[bots.Bot]) -> int:
