@@ -121,8 +121,7 @@ def main(argv: list[str] | None = None) -> None:  # noqa: PLR0915 (one linear sc
                 match.refresh_from_db()
 
     logs = ROOT / "var" / "bench-timers" / datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    # As production runs it (Procfile.prod, manage.py serve): two processes.
-    worker = start_worker("worker0", env, logs, pool=("--concurrency", "2"))
+    worker = start_worker("worker0", env, logs)
     started = time.monotonic()
     try:
         with mock.patch.object(timers, "timer_set", timer_set):

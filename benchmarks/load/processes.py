@@ -6,6 +6,7 @@ writes its output to a log file in the run directory (read back on failure).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -14,6 +15,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import psutil
 
 ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 60.0
@@ -123,14 +126,15 @@ def start_daphne(name: str, env: dict[str, str], logs: Path) -> Child:
     return child
 
 
-def start_worker(name: str, env: dict[str, str], logs: Path, *,
-                 pool: tuple[str, ...] = ("--pool=solo",)) -> Child:
-    """A Celery worker (solo pool unless ``pool`` says otherwise) on the run's queue, with
-    Celery beat embedded (``--beat``): it sweeps the matches whose timers are due every
-    second."""
+def start_worker(name: str, env: dict[str, str], logs: Path) -> Child:
+    """A Celery worker of two processes, as production runs it (``Procfile.prod``), on the
+    run's queue, with Celery beat embedded (``--beat``): it sweeps the matches whose timers
+    are due every second. (With one process, the solo pool, a sweep that acts on many
+    matches holds up every timer behind it.)"""
     child = _spawn(
         name,
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--beat", *pool,
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "--beat",
+         "--concurrency", "2",
          "-Q", env["CELERY_QUEUE"], "-n", f"{name}@%h", "-l", "info",
          "--without-gossip", "--without-mingle", "--without-heartbeat"],
         env, logs,
@@ -167,8 +171,14 @@ class Servers:
 
     @property
     def pids(self) -> list[int]:
-        """Process IDs of every server process."""
-        return [c.proc.pid for c in [*self.daphnes, *self.workers]]
+        """Process IDs of every server process, the workers' pool processes and embedded
+        beat included."""
+        pids = []
+        for child in [*self.daphnes, *self.workers]:
+            pids.append(child.proc.pid)
+            with contextlib.suppress(psutil.NoSuchProcess):
+                pids.extend(p.pid for p in psutil.Process(child.proc.pid).children(True))
+        return pids
 
     def stop(self) -> None:
         """Stop every process."""

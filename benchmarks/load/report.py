@@ -367,9 +367,9 @@ def markdown(results: list[Result], memory: dict[str, Any], machine: dict[str, A
         "",
         "- Servers: `daphne benchmarks.load.asgi:application` (the platform's ASGI app, plus "
         "the bare relay, a counters endpoint and a garbage-collection endpoint) and one "
-        "Celery worker (solo pool, `--beat`: the timer sweep) per daphne, on one PostgreSQL "
-        "database (psycopg's pool) and one "
-        "Redis database; production settings except MD5 passwords, plain-HTTP cookies and "
+        "Celery worker (two processes as in production, `--beat`: the timer sweep) per "
+        "daphne, on one PostgreSQL database (psycopg's pool) and one Redis database; "
+        "production settings except MD5 passwords, plain-HTTP cookies and "
         "no per-connection message limit (`benchmarks/load/settings.py`, `instrument.py`). "
         "The database (`--database-url`) is dropped and re-created, so its name must start "
         "with `bench` (any other is refused: it protects real data).",
