@@ -5,14 +5,14 @@
 
 First the memory of 100 idle players on a fresh daphne process, and that of another fresh
 daphne while 1,000 matches are played to the end in batches of 50 new tables (each of new
-players, who leave when their match is over). Then, with one daphne
-process (and its Celery worker with beat): bare relay and game alternating at 1, 10 and 100
-tables at full speed; 100 tables at 1 s think; the same with a 300 ms claim pause, the
-bots answering each window at once, for how late the pauses' timers end them; and the
-capacity search: 3 s think at 100,
-150, 200, 250, 300, 400 tables, stopping at the first whose p99 misses 100 ms. Then, with two daphne
-processes (and two workers): at 100 tables, bare relay and game with rooms routed whole
-(every seat of a table on one process) and game with every table split over both. After
+players, who leave when their match is over). Then, with one daphne process (and its
+Celery worker with beat): bare relay and game alternating at 1, 10 and 100 tables at full
+speed; 100 tables at 1 s think; the same with a 300 ms claim pause, the bots answering
+each window at once, for how late the pauses' timers end them; and the capacity search:
+3 s think at 100, 150, 200, 250, 300, 400 tables, stopping at the first whose p99 misses
+100 ms. Then, with two daphne processes (and two workers): at 100 tables, bare relay and
+game with rooms routed whole (every seat of a table on one process) and game with every
+table split over both. After
 each game measurement the unfinished matches are dissolved, so that their timers do not
 keep playing them during the next one. Each measurement but the capacity search runs
 ``--repeats`` times (3), in alternation; the report takes medians. Uses a fresh database
