@@ -11,17 +11,17 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the app regi
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from apps.core.collector import collector_tune  # noqa: E402
+from apps.core.collector import CollectAfterConnections, collector_tune  # noqa: E402
 
 from .routing import websocket_urlpatterns  # noqa: E402
 
-application = ProtocolTypeRouter(
+application = CollectAfterConnections(ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),
     }
-)
+))
 
 collector_tune()
