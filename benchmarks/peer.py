@@ -30,6 +30,13 @@ discards are logged once accepted, ``放入队列``: passes, flowers and wins ar
 The window opens ``--warmup`` seconds after every table's first deal and lasts
 ``--duration`` seconds. Server CPU is that of the server, its child processes and the
 PostgreSQL backends connected to ``bench_peer``, from psutil at the window's two ends.
+
+With ``--beside-project`` each peer measurement is followed, in the same run, by the load
+benchmark's game at the same table count (:func:`benchmarks.load.scenario.game`: full
+speed, rooms of 16 hands played on) on a fresh daphne pinned to CPU 0, its bots (in this
+process) pinned to CPU 1; its server CPU is that of daphne, the Celery worker, the
+database's PostgreSQL backends and Redis. Celery, PostgreSQL and Redis float, as the
+peer's PostgreSQL does. The ratios project ÷ peer are printed with the medians.
 """
 
 from __future__ import annotations
@@ -451,6 +458,29 @@ def measure(python: Path, server_dir: Path, tables: int, warmup: float,
     return Measurement(tables, end - start, accepted, refused, cpu, waited)
 
 
+def measure_project(env: dict[str, str], tables: int, warmup: float,
+                    duration: float) -> Measurement:
+    """The load benchmark's game at ``tables`` tables on a fresh, pinned daphne."""
+    from benchmarks.load import scenario  # noqa: PLC0415  (needs Django set up)
+    from benchmarks.load import tables as bench_tables  # noqa: PLC0415
+    from benchmarks.load.processes import Servers  # noqa: PLC0415
+
+    servers = Servers.start(1, env, ROOT / "var" / "peer" / "project")
+    everywhere = os.sched_getaffinity(0)
+    try:
+        psutil.Process(servers.daphnes[0].proc.pid).cpu_affinity([SERVER_CPU])
+        os.sched_setaffinity(0, {BOT_CPU})
+        result, bench, _ = scenario.game(servers, tables, think=0.0, warmup=warmup,
+                                         duration=duration, routing="whole", play_on=True,
+                                         hands_per_match=16)
+        bench_tables.tables_abandon(bench)
+    finally:
+        os.sched_setaffinity(0, everywhere)
+        servers.stop()
+    cpu = (result.app_cpu_ms + result.store_cpu_ms) / 1000
+    return Measurement(tables, result.seconds, result.actions, 0, cpu, float("nan"))
+
+
 def main(argv: list[str] | None = None) -> None:
     """Parse arguments, run every measurement, print one line each and the medians."""
     parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
@@ -464,6 +494,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--duration", type=float, default=10.0, help="measured seconds")
     parser.add_argument("--repeats", type=int, default=3,
                         help="runs of each table count (the medians are reported)")
+    parser.add_argument("--beside-project", action="store_true",
+                        help="after each peer measurement, the load benchmark's game at the "
+                             "same table count, pinned alike (its database: --database-url)")
+    parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/bench_load",
+                        help="with --beside-project: the project's PostgreSQL database, dropped "
+                             "and re-created, so its name must start with 'bench' "
+                             "(default: %(default)s)")
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/13",
+                        help="with --beside-project: the project's Redis database, flushed "
+                             "(default: %(default)s)")
     args = parser.parse_args(argv)
     # A SIGTERM unwinds like Ctrl-C, so the processes started below are stopped too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -471,21 +511,36 @@ def main(argv: list[str] | None = None) -> None:
     server_dir = (ROOT / args.peer_dir / "open_mahjong_server").resolve()
     python = ensure_venv((ROOT / args.venv).resolve(), server_dir / "requirements.txt")
     (server_dir / "server" / "local_config.py").write_text(CONFIG)
-    runs: dict[int, list[Measurement]] = {n: [] for n in args.tables}
+    env: dict[str, str] = {}
+    if args.beside_project:
+        from benchmarks.load.run import prepare  # noqa: PLC0415  (sets up Django)
+
+        env = prepare(args.database_url, args.redis_url)
+    runs: dict[str, dict[int, list[Measurement]]] = {
+        side: {n: [] for n in args.tables}
+        for side in ("peer", *(["project"] if args.beside_project else []))}
     for repeat in range(1, args.repeats + 1):
         for tables in args.tables:
             m = measure(python, server_dir, tables, args.warmup, args.duration)
-            runs[tables].append(m)
-            print(f"{tables} tables, run {repeat}: {m.accepted} actions in {m.seconds:.1f} s"
-                  f" = {m.per_second:.1f}/s, server CPU {1000 * m.cpu_seconds:.0f} ms"
-                  f" = {m.cpu_ms_per_action:.3f} ms/action, waited for CPU {m.waited:.1f} s,"
-                  f" refused {m.refused}", flush=True)
-    print(json.dumps({"tables": {
-        str(n): {
-            "actions_per_second": statistics.median(m.per_second for m in ms),
-            "server_cpu_ms_per_action": statistics.median(m.cpu_ms_per_action for m in ms),
-        } for n, ms in runs.items()
-    }}))
+            runs["peer"][tables].append(m)
+            print(f"peer, {tables} tables, run {repeat}: {m.accepted} actions in "
+                  f"{m.seconds:.1f} s = {m.per_second:.1f}/s, server CPU "
+                  f"{1000 * m.cpu_seconds:.0f} ms = {m.cpu_ms_per_action:.3f} ms/action, "
+                  f"waited for CPU {m.waited:.1f} s, refused {m.refused}", flush=True)
+            if args.beside_project:
+                m = measure_project(env, tables, args.warmup, args.duration)
+                runs["project"][tables].append(m)
+                print(f"project, {tables} tables, run {repeat}: {m.per_second:.1f}/s, server "
+                      f"CPU {m.cpu_ms_per_action:.3f} ms/action", flush=True)
+    medians = {side: {str(n): {
+        "actions_per_second": statistics.median(m.per_second for m in ms),
+        "server_cpu_ms_per_action": statistics.median(m.cpu_ms_per_action for m in ms),
+    } for n, ms in by_tables.items()} for side, by_tables in runs.items()}
+    if args.beside_project:
+        medians["project / peer"] = {n: {
+            key: medians["project"][n][key] / medians["peer"][n][key] for key in figures
+        } for n, figures in medians["peer"].items()}
+    print(json.dumps(medians))
 
 
 if __name__ == "__main__":

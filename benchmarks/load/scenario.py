@@ -42,6 +42,8 @@ class Sample:
     """System-wide CPU times (``psutil.cpu_times()``)."""
     match_updates: tuple[int, int] = (0, 0)
     """Updates and HOT updates of the match table so far (:func:`match_row_updates`)."""
+    store_cpu: float = 0.0
+    """CPU seconds of the database's PostgreSQL backends and of the Redis server."""
 
     @classmethod
     def take(cls, servers: Servers) -> Sample:
@@ -50,7 +52,22 @@ class Sample:
         stats = [requests.get(f"http://{bots.HOST}:{port}/__bench__/stats", timeout=10).json()
                  for port in servers.ports]
         return cls(time.monotonic(), stats, _cpu(servers.pids), psutil.cpu_times(),
-                   match_row_updates())
+                   match_row_updates(), _cpu(store_pids()))
+
+
+def store_pids() -> list[int]:
+    """Process IDs of the PostgreSQL backends connected to this database (the servers'
+    pooled connections) and of the Redis server."""
+    from django.db import connection  # noqa: PLC0415  (needs Django set up)
+
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")
+            backends = [int(row[0]) for row in cursor.fetchall()]
+    finally:
+        connection.close()
+    servers = [p.pid for p in psutil.process_iter(["name"]) if p.info["name"] == "redis-server"]
+    return backends + servers
 
 
 def match_row_updates() -> tuple[int, int]:
@@ -95,6 +112,8 @@ class Result:
     """``split`` or ``whole`` (:func:`.bots.port_of`); the same with one daphne."""
     app_cpu_ms: float = 0.0
     """CPU time of the daphne and Celery processes during the window."""
+    store_cpu_ms: float = 0.0
+    """CPU time of PostgreSQL (the database's backends) and Redis during the window."""
     statements: dict[int, int] = field(default_factory=dict)
     gc_full: int = 0
     """Full garbage collections in the daphne processes during the window."""
@@ -162,8 +181,8 @@ def pooled(runs: list[Result]) -> Result:
     out = Result(first.kind, first.processes, first.tables, first.think,
                  sum(r.seconds for r in runs), sum(r.actions for r in runs),
                  [lat for r in runs for lat in r.latencies_ms], first.routing)
-    for name in ("app_cpu_ms", "gc_full", "slow_moves", "slow_moves_db", "match_updates",
-                 "match_hot_updates"):
+    for name in ("app_cpu_ms", "store_cpu_ms", "gc_full", "slow_moves", "slow_moves_db",
+                 "match_updates", "match_hot_updates"):
         setattr(out, name, sum(getattr(r, name) for r in runs))
     out.gc_max_ms = max(r.gc_max_ms for r in runs)
     statements: Counter[int] = Counter()
@@ -180,6 +199,7 @@ def pooled(runs: list[Result]) -> Result:
 
 def _fill_server_figures(result: Result, first: Sample, last: Sample) -> None:
     result.app_cpu_ms = (last.app_cpu - first.app_cpu) * 1000
+    result.store_cpu_ms = (last.store_cpu - first.store_cpu) * 1000
     result.match_updates = last.match_updates[0] - first.match_updates[0]
     result.match_hot_updates = last.match_updates[1] - first.match_updates[1]
     total = sum(last.machine) - sum(first.machine)
