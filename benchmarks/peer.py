@@ -33,10 +33,11 @@ PostgreSQL backends connected to ``bench_peer``, from psutil at the window's two
 
 With ``--beside-project`` each peer measurement is followed, in the same run, by the load
 benchmark's game at the same table count (:func:`benchmarks.load.scenario.game`: full
-speed, rooms of 16 hands played on) on a fresh daphne pinned to CPU 0, its bots (in this
-process) pinned to CPU 1; its server CPU is that of daphne, the Celery worker, the
-database's PostgreSQL backends and Redis. Celery, PostgreSQL and Redis float, as the
-peer's PostgreSQL does. The ratios project ÷ peer are printed with the medians.
+speed, rooms of 16 hands played on) on a fresh database and a fresh daphne pinned to
+CPU 0, its bots (in this process) pinned to CPU 1; its server CPU is that of daphne, the
+Celery worker, the database's PostgreSQL backends and Redis. Celery, PostgreSQL and Redis
+float, as the peer's PostgreSQL does. The ratios project ÷ peer are printed with the
+medians.
 """
 
 from __future__ import annotations
@@ -458,13 +459,19 @@ def measure(python: Path, server_dir: Path, tables: int, warmup: float,
     return Measurement(tables, end - start, accepted, refused, cpu, waited)
 
 
-def measure_project(env: dict[str, str], tables: int, warmup: float,
+def measure_project(database: str, redis: str, tables: int, warmup: float,
                     duration: float) -> Measurement:
-    """The load benchmark's game at ``tables`` tables on a fresh, pinned daphne."""
+    """The load benchmark's game at ``tables`` tables on a fresh database and a fresh,
+    pinned daphne (as each peer measurement gets a fresh database and server)."""
+    from django.db import connections  # noqa: PLC0415
+
     from benchmarks.load import scenario  # noqa: PLC0415  (needs Django set up)
     from benchmarks.load import tables as bench_tables  # noqa: PLC0415
     from benchmarks.load.processes import Servers  # noqa: PLC0415
+    from benchmarks.load.run import prepare  # noqa: PLC0415
 
+    connections.close_all()  # the database is dropped under them
+    env = prepare(database, redis)
     servers = Servers.start(1, env, ROOT / "var" / "peer" / "project")
     everywhere = os.sched_getaffinity(0)
     try:
@@ -511,11 +518,10 @@ def main(argv: list[str] | None = None) -> None:
     server_dir = (ROOT / args.peer_dir / "open_mahjong_server").resolve()
     python = ensure_venv((ROOT / args.venv).resolve(), server_dir / "requirements.txt")
     (server_dir / "server" / "local_config.py").write_text(CONFIG)
-    env: dict[str, str] = {}
     if args.beside_project:
-        from benchmarks.load.run import prepare  # noqa: PLC0415  (sets up Django)
+        from benchmarks.load.run import prepare  # noqa: PLC0415
 
-        env = prepare(args.database_url, args.redis_url)
+        prepare(args.database_url, args.redis_url)  # sets up Django
     runs: dict[str, dict[int, list[Measurement]]] = {
         side: {n: [] for n in args.tables}
         for side in ("peer", *(["project"] if args.beside_project else []))}
@@ -528,7 +534,8 @@ def main(argv: list[str] | None = None) -> None:
                   f"{1000 * m.cpu_seconds:.0f} ms = {m.cpu_ms_per_action:.3f} ms/action, "
                   f"waited for CPU {m.waited:.1f} s, refused {m.refused}", flush=True)
             if args.beside_project:
-                m = measure_project(env, tables, args.warmup, args.duration)
+                m = measure_project(args.database_url, args.redis_url, tables,
+                                    args.warmup, args.duration)
                 runs["project"][tables].append(m)
                 print(f"project, {tables} tables, run {repeat}: {m.per_second:.1f}/s, server "
                       f"CPU {m.cpu_ms_per_action:.3f} ms/action", flush=True)
