@@ -50,7 +50,6 @@ import json
 import multiprocessing
 import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -66,11 +65,22 @@ import psycopg
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from benchmarks.load.processes import (
+    START_TIMEOUT,
+    Child,
+    Servers,
+    free_port,
+    port_open,
+    wait_ready,
+)
+from benchmarks.load.run import fresh_database, prepare
+
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
 SERVER_CPU, BOT_CPU = 0, 1
 DATABASE = "bench_peer"
 ADMIN_DSN = f"postgresql://postgres@{HOST}:5432/postgres"
+DATABASE_URL = f"postgres://postgres@{HOST}:5432/{DATABASE}"
 CONFIG = f'''class Config:
     host = "{HOST}"
     user = "postgres"
@@ -91,7 +101,6 @@ ROOM = {
     "roundTimerValue": 1000, "stepTimerValue": 100, "tips": False, "open_cuohe": False,
     "claim_protection": False,
 }
-START_TIMEOUT = 60.0
 STARTED = "统计维护完成"
 """The last line the server logs at startup, when its statistics maintenance is done."""
 ACTION = "收到消息: {'type': 'gamestate/GB/"
@@ -115,13 +124,6 @@ def ensure_venv(venv: Path, requirements: Path) -> Path:
     return python
 
 
-def fresh_database() -> None:
-    """Drop and re-create ``bench_peer``."""
-    with psycopg.connect(ADMIN_DSN, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{DATABASE}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{DATABASE}"')
-
-
 def database_backends() -> list[int]:
     """Process IDs of the PostgreSQL backends connected to ``bench_peer``."""
     with psycopg.connect(ADMIN_DSN) as conn:
@@ -130,50 +132,40 @@ def database_backends() -> list[int]:
     return [int(row[0]) for row in rows]
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that is free right now."""
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
-
-
-def _port_open(port: int) -> bool:
-    with socket.socket() as sock:
-        sock.settimeout(0.2)
-        return sock.connect_ex((HOST, port)) == 0
-
-
 @dataclass
 class Peer:
     """A started peer server (pinned to CPU 0) and its log directory."""
 
-    proc: subprocess.Popen[bytes]
-    port: int
+    server: Child
     logs: Path
+
+    @property
+    def proc(self) -> subprocess.Popen[bytes]:
+        """The server's process."""
+        return self.server.proc
 
     @classmethod
     def start(cls, python: Path, server_dir: Path) -> Peer:
         """Start a server on a fresh database and empty log directory; return when it
         accepts connections and its startup maintenance is done."""
-        fresh_database()
+        fresh_database(DATABASE_URL)
         logs = server_dir / "logs"
         for old in logs.glob("app.log*"):
             old.unlink()
         port = free_port()
-        with (server_dir / "uvicorn.out").open("wb") as out:
+        output = server_dir / "uvicorn.out"
+        with output.open("wb") as out:
             proc = subprocess.Popen(
                 ["taskset", "-c", str(SERVER_CPU), str(python), "-m", "uvicorn",
                  "server.server:app", "--host", HOST, "--port", str(port)],
                 cwd=server_dir, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
             )
-        peer = cls(proc, port, logs)
-        end = time.monotonic() + START_TIMEOUT
-        while not (_port_open(port) and STARTED in peer.log_text()):
-            if proc.poll() is not None or time.monotonic() > end:
-                peer.stop()
-                raise RuntimeError("the peer server did not start: see "
-                                   f"{server_dir / 'uvicorn.out'} and {logs / 'app.log'}")
-            time.sleep(0.2)
+        peer = cls(Child("peer", proc, output, port), logs)
+        try:
+            wait_ready(peer.server, lambda: port_open(port) and STARTED in peer.log_text())
+        except RuntimeError:
+            peer.stop()  # its children too
+            raise
         return peer
 
     def processes(self) -> list[psutil.Process]:
@@ -233,13 +225,7 @@ class Peer:
             children = self.processes()[1:]
         except psutil.NoSuchProcess:
             children = []
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        self.server.stop()
         for child in children:
             with contextlib.suppress(psutil.NoSuchProcess):
                 child.kill()
@@ -438,7 +424,7 @@ def measure(python: Path, server_dir: Path, tables: int, warmup: float,
     peer = Peer.start(python, server_dir)
     context = multiprocessing.get_context("spawn")
     dealt = context.Event()
-    bots = context.Process(target=play, args=(peer.port, tables, server_dir, dealt),
+    bots = context.Process(target=play, args=(peer.server.port, tables, server_dir, dealt),
                            daemon=True)
     try:
         bots.start()
@@ -463,15 +449,12 @@ def measure_project(database: str, redis: str, tables: int, warmup: float,
                     duration: float) -> Measurement:
     """The load benchmark's game at ``tables`` tables on a fresh database and a fresh,
     pinned daphne (as each peer measurement gets a fresh database and server)."""
-    from django.db import connections  # noqa: PLC0415
+    env = prepare(database, redis)  # sets up Django the first time
+    from django.db import connections  # noqa: PLC0415  (needs Django set up)
 
-    from benchmarks.load import scenario  # noqa: PLC0415  (needs Django set up)
+    from benchmarks.load import scenario  # noqa: PLC0415
     from benchmarks.load import tables as bench_tables  # noqa: PLC0415
-    from benchmarks.load.processes import Servers  # noqa: PLC0415
-    from benchmarks.load.run import prepare  # noqa: PLC0415
 
-    connections.close_all()  # the database is dropped under them
-    env = prepare(database, redis)
     servers = Servers.start(1, env, ROOT / "var" / "peer" / "project")
     everywhere = os.sched_getaffinity(0)
     try:
@@ -484,6 +467,7 @@ def measure_project(database: str, redis: str, tables: int, warmup: float,
     finally:
         os.sched_setaffinity(0, everywhere)
         servers.stop()
+        connections.close_all()  # the next measurement drops the database
     cpu = (result.app_cpu_ms + result.store_cpu_ms) / 1000
     return Measurement(tables, result.seconds, result.actions, 0, cpu, float("nan"))
 
@@ -518,10 +502,6 @@ def main(argv: list[str] | None = None) -> None:
     server_dir = (ROOT / args.peer_dir / "open_mahjong_server").resolve()
     python = ensure_venv((ROOT / args.venv).resolve(), server_dir / "requirements.txt")
     (server_dir / "server" / "local_config.py").write_text(CONFIG)
-    if args.beside_project:
-        from benchmarks.load.run import prepare  # noqa: PLC0415
-
-        prepare(args.database_url, args.redis_url)  # sets up Django
     runs: dict[str, dict[int, list[Measurement]]] = {
         side: {n: [] for n in args.tables}
         for side in ("peer", *(["project"] if args.beside_project else []))}

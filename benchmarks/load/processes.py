@@ -97,7 +97,9 @@ def _spawn(name: str, command: list[str], env: dict[str, str], logs: Path) -> Ch
     return Child(name, proc, log)
 
 
-def _wait(child: Child, ready: Callable[[], bool]) -> None:
+def wait_ready(child: Child, ready: Callable[[], bool]) -> None:
+    """Wait until ``ready()``; stop ``child`` and raise with its output if it exits or
+    takes over :data:`START_TIMEOUT`."""
     end = time.monotonic() + START_TIMEOUT
     while not ready():
         if child.proc.poll() is not None or time.monotonic() > end:
@@ -106,7 +108,8 @@ def _wait(child: Child, ready: Callable[[], bool]) -> None:
         time.sleep(0.1)
 
 
-def _port_open(port: int) -> bool:
+def port_open(port: int) -> bool:
+    """Whether something accepts connections on ``port`` of 127.0.0.1."""
     with socket.socket() as sock:
         sock.settimeout(0.2)
         return sock.connect_ex(("127.0.0.1", port)) == 0
@@ -122,7 +125,7 @@ def start_daphne(name: str, env: dict[str, str], logs: Path) -> Child:
         env, logs,
     )
     child.port = port
-    _wait(child, lambda: _port_open(port))
+    wait_ready(child, lambda: port_open(port))
     return child
 
 
@@ -139,7 +142,7 @@ def start_worker(name: str, env: dict[str, str], logs: Path) -> Child:
          "--without-gossip", "--without-mingle", "--without-heartbeat"],
         env, logs,
     )
-    _wait(child, lambda: "ready." in child.log.read_text(errors="replace"))
+    wait_ready(child, lambda: "ready." in child.log.read_text(errors="replace"))
     return child
 
 
