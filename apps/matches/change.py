@@ -56,7 +56,7 @@ class MatchChange:
     views_before: list[int] = field(init=False)
     """Each audience's version before this change (seats, then spectators)."""
     due_before: datetime | None = field(init=False)
-    """The match's next due moment before this change: a new one gets its timer."""
+    """The match's next due moment before this change: a new, near one gets its timer."""
     offline_before: datetime | None = field(init=False)
     """When the table went offline, before this change."""
 
@@ -137,12 +137,13 @@ class MatchChange:
 
     def save(self) -> None:
         """Write the match row and append the log; after the commit, send the match's timer
-        for a new due moment, build and send the update, then cache the state. A change
+        for a new due moment that is near (a far one gets its timer from the sweep), build
+        and send the update, then cache the state. A change
         that logged nothing still stores its next due moment (a timer that found nothing
         to do) and whether the table is offline."""
         match = self.match
         match.timer_due = due = self.next_due()
-        if due is not None and due != self.due_before:
+        if due is not None and due != self.due_before and due - self.now <= pacing.timer_lead():
             transaction.on_commit(lambda: timers.timer_set(match.pk, due), robust=True)
         if not self.entries:
             if due != self.due_before or match.offline_since != self.offline_before:

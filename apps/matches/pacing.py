@@ -53,6 +53,11 @@ DEFAULT_OFFLINE_DISSOLVE_SECONDS = 600
 SWEEP_SECONDS = 1.0
 """How often Celery beat sweeps the matches whose next due moment has passed (the setting
 ``MATCH_SWEEP_SECONDS``, the same by default)."""
+TIMER_LEAD_SWEEPS = 2
+"""A due moment gets its Celery timer (:mod:`apps.matches.timers`) once it is this many
+sweeps away or closer: from the change that set it if it is that close already (a claim
+pause, a computer's or 托管's delay), else from a sweep as it comes that close (a turn's
+deadline). Two sweeps, so at least one runs in the lead even when beat runs late."""
 PRESENCE_TTL_SECONDS = 30.0
 """A table connection that has not refreshed its presence for this long counts as gone."""
 PRESENCE_HEARTBEAT_SECONDS = PRESENCE_TTL_SECONDS / 3
@@ -64,6 +69,11 @@ VERSION_CHECK_SECONDS = 5.0
 def now() -> datetime:
     """The current moment, for every timer of live play."""
     return timezone.now()
+
+
+def timer_lead() -> timedelta:
+    """How close a due moment must be for its timer to be sent (:data:`TIMER_LEAD_SWEEPS`)."""
+    return timedelta(seconds=TIMER_LEAD_SWEEPS * settings.MATCH_SWEEP_SECONDS)
 
 
 def turn_seconds(match: Match) -> int:

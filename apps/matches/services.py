@@ -236,6 +236,23 @@ def matches_due(*, at: datetime, limit: int) -> QuerySet[Match, int]:
             .order_by("timer_due").values_list("pk", flat=True)[:limit])
 
 
+def match_timers_send(*, limit: int = 500) -> int:
+    """Send the timers of the matches in play whose next due moment is near
+    (:func:`apps.matches.pacing.timer_lead`); return how many. Run by every sweep: a change
+    sends only a near moment's timer, so a turn's deadline gets its timer here, a second or
+    two before it falls due. A moment near at two sweeps gets two timers; the second finds
+    its moment gone and does nothing."""
+    now = pacing.now()
+    soon = (Match.objects.filter(status=Match.Status.PLAYING, timer_due__gt=now,
+                                 timer_due__lte=now + pacing.timer_lead())
+            .order_by("timer_due").values_list("pk", "timer_due")[:limit])
+    sent = 0
+    for match_id, due in soon:
+        timers.timer_set(match_id, due)  # type: ignore[arg-type]  # timer_due__gt: never None
+        sent += 1
+    return sent
+
+
 def match_timer_fire(*, match_id: int, due: datetime) -> None:
     """Run a match's timer for ``due`` (:mod:`apps.matches.timers`): act if the match's due
     moment has come, waiting for a move that holds the row (the sweep would skip it). A

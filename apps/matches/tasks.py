@@ -1,10 +1,11 @@
 """Celery tasks of live play: a match's timer, and the sweep of matches whose next due
 moment has passed.
 
-Each change sends the match's timer for its next due moment (:mod:`apps.matches.timers`).
-Celery beat runs :func:`matches_sweep` every ``MATCH_SWEEP_SECONDS`` (``config/settings.py``)
-as the net: a timer lost with a killed worker, or while Redis was away, only waits for the
-next sweep, which finds every overdue match.
+A match's next due moment gets its timer (:mod:`apps.matches.timers`) from the change that
+set it when it is near, else from the sweep as it comes near. Celery beat runs
+:func:`matches_sweep` every ``MATCH_SWEEP_SECONDS`` (``config/settings.py``); it is also the
+net: a timer lost with a killed worker, or while Redis was away, only waits for the next
+sweep, which finds every overdue match.
 """
 
 from __future__ import annotations
@@ -34,10 +35,12 @@ def match_timer(match_id: int, due: str) -> None:
 @shared_task(name=SWEEP_TASK, ignore_result=True,  # type: ignore[untyped-decorator]  # celery ships no type information
              expires=settings.MATCH_SWEEP_SECONDS * 5)
 def matches_sweep() -> None:
-    """Apply what is due at every match whose due moment has passed, and close the
-    再来一场 prompts whose deadline has passed; log only a sweep that acted (Celery's own
-    lines about each run are filtered out in ``LOGGING``)."""
+    """Apply what is due at every match whose due moment has passed, send the timers of
+    those whose moment is near, and close the 再来一场 prompts whose deadline has passed;
+    log only a sweep that acted (Celery's own lines about each run are filtered out in
+    ``LOGGING``)."""
     acted = services.match_timers_fire()
+    services.match_timers_send()
     if acted:
         logger.info("sweep: acted on %d match(es)", acted)
     closed = rematch_timers_fire()

@@ -2,12 +2,16 @@
 
 Every change stores when something next falls due at its match (``Match.timer_due``: a
 deadline, the end of a pause, a seat in 托管 or a computer about to act, a dissolve vote's
-end). After the commit that moved it, :func:`timer_set` sends :data:`TIMER_TASK` for the
-match with that moment as its ETA, so a worker acts within milliseconds of it instead of at
-the next sweep. A timer needs no cancelling: when it runs, the match row decides
-(``services.match_timer_fire`` acts only if the row's due moment has passed), so a stale
-one does nothing. The once-a-second sweep (``tasks.matches_sweep``) stays as the net for a
-timer lost with a worker or while Redis was away.
+end). :func:`timer_set` sends :data:`TIMER_TASK` for the match with that moment as its ETA,
+so a worker acts within milliseconds of it instead of at the next sweep. A near moment
+(within :func:`apps.matches.pacing.timer_lead`: a claim pause, a computer's delay) is sent
+after the commit of the change that set it; a far one (a turn's deadline, which the next
+move usually replaces) by the sweep once it comes that near, so an ordinary move sends
+nothing to Redis and gives the worker nothing to hold. A timer needs no cancelling: when
+it runs, the match row decides (``services.match_timer_fire`` acts only if the row's due
+moment has passed), so a stale one does nothing. The once-a-second sweep
+(``tasks.matches_sweep``) is also the net for a timer lost with a worker or while Redis
+was away.
 """
 
 from __future__ import annotations

@@ -169,5 +169,31 @@ def test_a_matchs_timer_acts_at_its_moment_and_a_stale_one_does_nothing(
         services.match_timer_fire(match_id=match.pk, due=due)
     assert len(timeout_entries(match)) == 1
     assert Match.objects.get(pk=match.pk).version == after.version
-    # The timeout's own change sent the timer of the next decision.
+    # The next decision's deadline is far: the timeout's change sent no timer for it; the
+    # sweep sends it once it is near.
+    assert after.timer_due is not None and all(moment != after.timer_due for _, moment in sent)
+    with mock.patch.object(timers, "timer_set", lambda *args: sent.append(args)):
+        clock.move_to(after.timer_due - pacing.timer_lead() - timedelta(milliseconds=1))
+        assert services.match_timers_send() == 0
+        clock.move_to(after.timer_due - pacing.timer_lead())
+        assert services.match_timers_send() == 1
     assert sent[-1] == (match.pk, after.timer_due)
+
+
+def test_a_claim_pause_gets_its_timer_from_the_discard_that_holds_it(
+    make_table: Any, clock: Any,
+) -> None:
+    """A near moment (the end of a held window's pause, H4) is sent by the commit of the
+    change that set it, not left to the sweep, which may come too late for it."""
+    table = make_table("duyun", claim_pause_ms=300)
+    match = table.match
+    dealer = round_now(match).turn
+    tile = round_now(match).observation(dealer)["me"]["hand"][0]
+    sent: list[tuple[int, Any]] = []
+    with mock.patch.object(timers, "timer_set", lambda *args: sent.append(args)):
+        services.match_act(match_id=match.pk, user_id=table.users[dealer].pk, payload={
+            "type": "discard", "tile": tile, "v": view_version(match.views, dealer)})
+    match.refresh_from_db()
+    assert round_now(match).held
+    assert sent == [(match.pk, match.timer_due)]
+    assert match.timer_due == pacing.hold_until(match, round_now(match))
