@@ -71,9 +71,14 @@ def now() -> datetime:
     return timezone.now()
 
 
+def sweep_interval() -> timedelta:
+    """How long from one sweep to the next (the setting ``MATCH_SWEEP_SECONDS``)."""
+    return timedelta(seconds=settings.MATCH_SWEEP_SECONDS)
+
+
 def timer_lead() -> timedelta:
     """How close a due moment must be for its timer to be sent (:data:`TIMER_LEAD_SWEEPS`)."""
-    return timedelta(seconds=TIMER_LEAD_SWEEPS * settings.MATCH_SWEEP_SECONDS)
+    return TIMER_LEAD_SWEEPS * sweep_interval()
 
 
 def turn_seconds(match: Match) -> int:

@@ -237,13 +237,15 @@ def matches_due(*, at: datetime, limit: int) -> QuerySet[Match, int]:
 
 
 def match_timers_send(*, limit: int = 500) -> int:
-    """Send the timers of the matches in play whose next due moment is near
-    (:func:`apps.matches.pacing.timer_lead`); return how many. Run by every sweep: a change
-    sends only a near moment's timer, so a turn's deadline gets its timer here, a second or
-    two before it falls due. A moment near at two sweeps gets two timers; the second finds
-    its moment gone and does nothing."""
+    """Send the timers of the matches in play whose next due moment has come near since
+    the last sweep: between one sweep and two sweeps away (:data:`pacing.TIMER_LEAD_SWEEPS`);
+    return how many. Run by every sweep: a change sends only a near moment's timer, so a
+    turn's deadline gets its timer here, a second or two before it falls due. A moment
+    nearer than one sweep was sent by its change or by the sweep before; if beat ran so late
+    that it skipped one, the sweep acts on it once it has passed, as on a lost timer."""
     now = pacing.now()
-    soon = (Match.objects.filter(status=Match.Status.PLAYING, timer_due__gt=now,
+    soon = (Match.objects.filter(status=Match.Status.PLAYING,
+                                 timer_due__gt=now + pacing.sweep_interval(),
                                  timer_due__lte=now + pacing.timer_lead())
             .order_by("timer_due").values_list("pk", "timer_due")[:limit])
     sent = 0

@@ -177,6 +177,9 @@ def test_a_matchs_timer_acts_at_its_moment_and_a_stale_one_does_nothing(
         assert services.match_timers_send() == 0
         clock.move_to(after.timer_due - pacing.timer_lead())
         assert services.match_timers_send() == 1
+        # One sweep later the moment is sent already: no second timer.
+        clock.move_to(after.timer_due - pacing.sweep_interval())
+        assert services.match_timers_send() == 0
     assert sent[-1] == (match.pk, after.timer_due)
 
 
