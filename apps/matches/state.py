@@ -4,9 +4,12 @@ rebuilt from the log, with a small per-process cache checked against the match r
 A hand's state is a pure function of its seed and its logged actions, and
 :attr:`Match.version` is the sequence number of the last log entry: every change to a
 playing match bumps it. So a cached entry tagged with the row's version is exactly the state
-at that row; any other entry is thrown away and the state is rebuilt from the log (a few
-milliseconds for a whole hand). A writer reads the row under its lock first
-(:meth:`apps.matches.change.MatchChange.open`), so the entry it takes is the row's.
+at that row. An entry of an older version of the same hand (another process, such as a
+worker's timer, changed the match since) is brought forward by applying only the log
+entries after it, as a replay would apply them; any other entry is thrown away and the
+state is rebuilt from the log (a few milliseconds for a whole hand). A writer reads the
+row under its lock first (:meth:`apps.matches.change.MatchChange.open`), so the entry it
+takes is the row's.
 
 An entry is *checked out* (taken out of the cache) by whoever uses it, writer or reader,
 and checked in again after a commit or a read: a round is never shared between two threads,
@@ -51,8 +54,16 @@ def round_rebuild(match: Match, hand: Hand, *, upto: int | None = None) -> Round
         get_variant(match.variant), match.settings, dealer=hand.dealer, streak=hand.streak,
         seed=hand.wall_seed, paced=True,
     )
+    return round_follow(rnd, match, hand, after=0, upto=upto)
+
+
+def round_follow(rnd: Round, match: Match, hand: Hand, *, after: int,
+                 upto: int | None = None) -> Round:
+    """Apply to ``rnd``, the hand's round at version ``after``, the hand's logged actions
+    and pause ends after it (with seq ≤ ``upto``), as :func:`round_rebuild` does."""
     entries = MatchEvent.objects.filter(
-        match=match, hand=hand, kind__in=(MatchEvent.Kind.ACTION, MatchEvent.Kind.TABLE)
+        match=match, hand=hand, kind__in=(MatchEvent.Kind.ACTION, MatchEvent.Kind.TABLE),
+        seq__gt=after,
     )
     if upto is not None:
         entries = entries.filter(seq__lte=upto)
@@ -67,8 +78,9 @@ def round_rebuild(match: Match, hand: Hand, *, upto: int | None = None) -> Round
 def state_checkout(match: Match) -> TableState:
     """The state of ``match`` at ``match.version``, for this caller's use alone.
 
-    The cached entry when it is tagged with that version (no query), else loaded and
-    rebuilt from the log. Give it back with :func:`state_checkin`.
+    The cached entry when it is tagged with that version (no query); else loaded, and the
+    round brought forward from an older cached entry of the same hand or rebuilt from the
+    log. Give it back with :func:`state_checkin`.
     """
     with _cache_lock:
         cached = _cache.pop(match.pk, None)
@@ -82,8 +94,19 @@ def state_checkout(match: Match) -> TableState:
         return state
     players = list(MatchPlayer.objects.filter(match=match).select_related("user"))
     hand = match.hands.order_by("-number").first()
-    rnd = round_rebuild(match, hand, upto=match.version) if hand is not None else None
-    return TableState(match, players, hand, rnd)
+    if hand is None:
+        return TableState(match, players, None, None)
+    if cached is not None and cached[0] < match.version and _same_deal(cached[1].hand, hand):
+        version, older = cached
+        if older.rnd is not None:
+            return TableState(match, players, hand, round_follow(
+                older.rnd, match, hand, after=version, upto=match.version))
+    return TableState(match, players, hand, round_rebuild(match, hand, upto=match.version))
+
+
+def _same_deal(cached: Hand | None, hand: Hand) -> bool:
+    """Whether a cached hand is ``hand``, dealt from the same wall."""
+    return cached is not None and cached.pk == hand.pk and cached.wall_seed == hand.wall_seed
 
 
 def state_checkin(state: TableState) -> None:
