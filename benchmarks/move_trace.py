@@ -24,7 +24,7 @@ import statistics
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from datetime import date
+from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -201,7 +201,7 @@ def _report(summaries: list[dict[str, Any]], command: str) -> str:
         BEGIN,
         "## What one discard runs through",
         "",
-        f"`{command}` ({date.today().isoformat()}, {len(summaries)} traced discards, "
+        f"`{command}` ({datetime.now(UTC).date().isoformat()}, {len(summaries)} traced discards, "
         "median): one 都匀 discard from the table socket's receive until all four seats have "
         "their update, traced in every thread (the connections' heartbeats held off). "
         "Decision points: lines with more than one way "
