@@ -57,7 +57,8 @@ TIMER_LEAD_SWEEPS = 2
 """A due moment gets its Celery timer (:mod:`apps.matches.timers`) once it is this many
 sweeps away or closer: from the change that set it if it is that close already (a claim
 pause, a computer's or 托管's delay), else from a sweep as it comes that close (a turn's
-deadline). Two sweeps, so at least one runs in the lead even when beat runs late."""
+deadline: the sweep that finds it between one and two sweeps away sends it). A sweep
+that beat runs so late that it skips a moment leaves that moment to the sweep's net."""
 PRESENCE_TTL_SECONDS = 30.0
 """A table connection that has not refreshed its presence for this long counts as gone."""
 PRESENCE_HEARTBEAT_SECONDS = PRESENCE_TTL_SECONDS / 3
