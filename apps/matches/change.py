@@ -138,9 +138,9 @@ class MatchChange:
     def save(self) -> None:
         """Write the match row and append the log; after the commit, send the match's timer
         for a new due moment that is near (a far one gets its timer from the sweep), build
-        and send the update, then cache the state. A change
-        that logged nothing still stores its next due moment (a timer that found nothing
-        to do) and whether the table is offline."""
+        and send the update, then cache the state. A change that logged nothing still
+        stores its next due moment (a timer that found nothing to do) and whether the table
+        is offline."""
         match = self.match
         match.timer_due = due = self.next_due()
         if due is not None and due != self.due_before and due - self.now <= pacing.timer_lead():

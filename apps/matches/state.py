@@ -96,17 +96,24 @@ def state_checkout(match: Match) -> TableState:
     hand = match.hands.order_by("-number").first()
     if hand is None:
         return TableState(match, players, None, None)
-    if cached is not None and cached[0] < match.version and _same_deal(cached[1].hand, hand):
-        version, older = cached
-        if older.rnd is not None:
-            return TableState(match, players, hand, round_follow(
-                older.rnd, match, hand, after=version, upto=match.version))
+    older = _older_round(cached, match, hand)
+    if older is not None:
+        version, rnd = older
+        return TableState(match, players, hand,
+                          round_follow(rnd, match, hand, after=version, upto=match.version))
     return TableState(match, players, hand, round_rebuild(match, hand, upto=match.version))
 
 
-def _same_deal(cached: Hand | None, hand: Hand) -> bool:
-    """Whether a cached hand is ``hand``, dealt from the same wall."""
-    return cached is not None and cached.pk == hand.pk and cached.wall_seed == hand.wall_seed
+def _older_round(cached: tuple[int, TableState] | None, match: Match,
+                 hand: Hand) -> tuple[int, Round] | None:
+    """The cached round and its version when it is an older version of ``hand``. A hand's
+    wall is fixed when it is dealt (``lifecycle.hand_deal``): the same row, the same deal."""
+    if cached is None or cached[0] >= match.version:
+        return None
+    version, older = cached
+    if older.hand is None or older.hand.pk != hand.pk or older.rnd is None:
+        return None
+    return version, older.rnd
 
 
 def state_checkin(state: TableState) -> None:
