@@ -68,17 +68,17 @@ class Trace:
         threading.setprofile(None)
 
 
-def _decision_points(cov: Any) -> dict[str, int]:
+def _decision_points(cov: Any) -> dict[str, list[int]]:
     """Per file, the branch lines (more than one way out) that ran at least once."""
     from coverage.python import PythonFileReporter  # noqa: PLC0415
 
     data = cov.get_data()
-    taken: dict[str, int] = {}
+    taken: dict[str, list[int]] = {}
     for filename in data.measured_files():
         arcs = data.arcs(filename) or []
         exits = PythonFileReporter(filename, cov).exit_counts()
         ran = {start for start, _ in arcs if start > 0}
-        taken[filename] = sum(1 for line in ran if exits.get(line, 0) > 1)
+        taken[filename] = sorted(line for line in ran if exits.get(line, 0) > 1)
     return taken
 
 
@@ -149,19 +149,22 @@ async def _traced_discard(verbose: bool) -> tuple[dict[str, Any], list[Any]]:
     if verbose:
         for f, name, _ in sorted(trace.functions):
             print(Path(f).relative_to(ROOT).as_posix(), name)
-        print({Path(f).relative_to(ROOT).as_posix(): n for f, n in points.items() if n})
+        for f, lines in sorted(points.items()):
+            if lines:
+                print(Path(f).relative_to(ROOT).as_posix(), len(lines), "decision lines:",
+                      *lines)
     modules = {f for f, _, _ in trace.functions} | {f for f, n in points.items() if n}
     return {
         "modules": {p: sorted(Path(f).relative_to(ROOT).as_posix() for f in modules
                               if _package(f) == p) for p in ("apps", "majiang")},
         "functions": {p: sum(1 for f, _, _ in trace.functions if _package(f) == p)
                       for p in ("apps", "majiang")},
-        "points": {p: sum(n for f, n in points.items() if _package(f) == p)
+        "points": {p: sum(len(n) for f, n in points.items() if _package(f) == p)
                    for p in ("apps", "majiang")},
     }, conns
 
 
-async def _traced(work: Any) -> tuple[Trace, dict[str, int]]:
+async def _traced(work: Any) -> tuple[Trace, dict[str, list[int]]]:
     """Await ``work`` traced: the functions it entered and the decision points it took."""
     import coverage  # noqa: PLC0415
 
