@@ -43,7 +43,7 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
     from channels.db import database_sync_to_async  # noqa: PLC0415
     from django.db import connection, transaction  # noqa: PLC0415
 
-    from apps.matches import broadcast, services, state  # noqa: PLC0415
+    from apps.matches import consumers, services, state  # noqa: PLC0415
     from apps.matches.frames import view_version  # noqa: PLC0415
     from apps.matches.models import Match  # noqa: PLC0415
     from benchmarks.load.instrument import TRANSACTION_CONTROL  # noqa: PLC0415
@@ -119,7 +119,7 @@ def main() -> None:  # noqa: PLR0915 (one linear script)
                 continue
             idle = 0
             c0 = time.process_time()
-            await broadcast.call_in_order(act, match_id=move[0], user_id=move[1],
+            await consumers.call_in_order(act, match_id=move[0], user_id=move[1],
                                           payload=move[2])
             step_cpu.append(time.process_time() - c0)
 

@@ -15,7 +15,7 @@ from django.template.loader import render_to_string
 
 from apps.accounts.models import User
 from apps.core.groups import group_send
-from apps.matches.broadcast import room_group
+from apps.matches.frames import room_group
 
 from .models import Club, Room
 from .selectors import (
@@ -29,7 +29,7 @@ from .selectors import (
 LOBBY_EVENT = "lobby.update"
 CLUB_EVENT = "club.update"
 REMATCH_EVENT = "table.rematch"
-"""Sent to the room's table group (:func:`apps.matches.broadcast.room_group`): the shared
+"""Sent to the room's table group (:func:`apps.matches.frames.room_group`): the shared
 再来一场 prompt changed (:mod:`apps.clubs.services.rematch`)."""
 
 

@@ -33,7 +33,7 @@ from django.db.models.sql import InsertQuery, UpdateQuery
 
 from majiang import Round
 
-from . import broadcast, frames, pacing, state, timers
+from . import frames, pacing, state, timers
 from .models import Hand, Match, MatchEvent, MatchPlayer
 from .pacing import auto_play_delay
 from .protocol import MatchError
@@ -62,8 +62,6 @@ class MatchChange:
 
     def __post_init__(self) -> None:
         self.stored = {p.seat: _player_fields(p) for p in self.players}
-        if not self.match.views:
-            self.match.views = [0] * (len(self.players) + 1)
         self.views_before = list(self.match.views)
         self.due_before = self.match.timer_due
         self.offline_before = self.match.offline_since
@@ -156,12 +154,12 @@ class MatchChange:
         if self.new_decision:
             match.decision_views = list(match.views)
         match_write(match, self.entries)
-        for player in self.players:
-            if _player_fields(player) != self.stored[player.seat]:
-                player.save(update_fields=["consecutive_timeouts", "auto_play"])
+        MatchPlayer.objects.bulk_update(  # the seats whose 托管 or timeouts changed, if any
+            [p for p in self.players if _player_fields(p) != self.stored[p.seat]],
+            ["consecutive_timeouts", "auto_play"])
         # The frames are built from the committed state after the commit, outside the row
         # lock, and before the state goes back to the cache for the next change to take.
-        transaction.on_commit(lambda: broadcast.send_updates(
+        transaction.on_commit(lambda: frames.send_updates(
             match.pk, frames.updates_for(self), spans=frames.update_spans(self)), robust=True)
         self._checkin_on_commit()
 

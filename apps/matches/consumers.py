@@ -3,7 +3,7 @@
 Thin by design: it authenticates (session user from ``AuthMiddlewareStack``; the origin is
 checked by ``AllowedHostsOriginValidator``), decides seat or spectator, relays client
 messages to :func:`apps.matches.services.match_act` (in a worker thread, one call per match
-at a time: :func:`apps.matches.broadcast.call_in_order`), and forwards committed updates from
+at a time: :func:`call_in_order`), and forwards committed updates from
 the channel layer in version order, catching up from the log when it sees a gap. A seated
 connection also keeps its seat's presence (:mod:`apps.matches.presence`) alive and tells the
 table when a seat comes online or goes offline (a ``presence`` frame).
@@ -23,8 +23,10 @@ import contextlib
 import logging
 import random
 import time
+import weakref
+from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 from urllib.parse import parse_qs
 
 from asgiref.sync import sync_to_async
@@ -40,9 +42,9 @@ from apps.clubs.selectors import rematch_state_open
 from apps.clubs.services.rematch import rematch_answer
 from apps.core.authentication import bearer_user
 from apps.core.channel_layer import channel_forget
-from apps.core.groups import user_group
+from apps.core.groups import group_sends_to_this_loop, user_group
 
-from . import broadcast, pacing, presence, selectors, services, socket_limits
+from . import frames, pacing, presence, selectors, services, socket_limits
 from .pacing import PRESENCE_HEARTBEAT_SECONDS, VERSION_CHECK_SECONDS
 from .protocol import (
     MAX_MESSAGE_BYTES,
@@ -51,6 +53,7 @@ from .protocol import (
     MatchError,
     decode_message,
     encode_frame,
+    message_type,
     parse_hello,
     parse_phrase,
     parse_room_message,
@@ -70,6 +73,38 @@ PHRASE_EVERY_SECONDS = 3.0
 """A seat may send one quick phrase this often (a burst of two)."""
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+_match_locks: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, weakref.WeakValueDictionary[int, asyncio.Lock]
+] = weakref.WeakKeyDictionary()
+
+
+async def call_in_order(function: Callable[..., T], *, match_id: int, **kwargs: Any) -> T:
+    """Run a blocking service call on match ``match_id`` (a move, a snapshot, a catch-up)
+    in a worker thread, one at a time per match in this process and in the order they came.
+
+    The match row decides between processes; this lock only keeps one process's calls on
+    a match from queueing on the row lock in several threads at once, and keeps its cached
+    state in use by one call at a time. The call runs to its end even if the caller is
+    cancelled (a closing connection), and the lock passes on only then.
+    """
+    group_sends_to_this_loop()  # the call's committed update is sent from this loop
+    async with _match_lock(match_id):
+        work = asyncio.ensure_future(
+            database_sync_to_async(function, thread_sensitive=False)(match_id=match_id, **kwargs)
+        )
+        try:
+            return await asyncio.shield(work)
+        except asyncio.CancelledError:
+            with contextlib.suppress(BaseException):
+                await work
+            raise
+
+
+def _match_lock(match_id: int) -> asyncio.Lock:
+    locks = _match_locks.setdefault(asyncio.get_running_loop(), weakref.WeakValueDictionary())
+    return locks.setdefault(match_id, asyncio.Lock())
 
 
 class TokenBucket:
@@ -183,14 +218,14 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self.accept()
         if self.seat is not None:
             await _read(partial(user_last_seen_update, user_id=user.pk))
-        await self.channel_layer.group_add(broadcast.room_group(self.room_id), self.channel_name)
+        await self.channel_layer.group_add(frames.room_group(self.room_id), self.channel_name)
         await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
         # One connection plays a seat: a newer one replaces it (a read-only token's only
         # watches, and neither replaces nor is replaced).
         self.plays = self.seat is not None and self.may_act
         if self.plays:
             await self.channel_layer.group_add(
-                broadcast.seat_group(self.room_id, user.pk), self.channel_name)
+                frames.seat_group(self.room_id, user.pk), self.channel_name)
         self.heartbeat = asyncio.create_task(self._heartbeat())
         if access.match_id is not None:
             await self._follow(access.match_id, since=self._query_version())
@@ -201,8 +236,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if self.plays:
             # After this connection's presence joined: the seat never looks offline.
             await self.channel_layer.group_send(
-                broadcast.seat_group(self.room_id, user.pk),
-                {"type": broadcast.REPLACED_EVENT, "origin": self.channel_name,
+                frames.seat_group(self.room_id, user.pk),
+                {"type": frames.REPLACED_EVENT, "origin": self.channel_name,
                  "opened": self.opened})
 
     async def _send_rematch(self) -> None:
@@ -241,7 +276,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                 await self._leave_match()
                 self.match_id, self.version = match_id, -1
                 await self.channel_layer.group_add(
-                    broadcast.match_group(match_id), self.channel_name
+                    frames.match_group(match_id), self.channel_name
                 )
                 if self.seat is not None:
                     came_online = await _off_loop(
@@ -264,7 +299,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                 await self._presence_broadcast()
                 await self._note_table_presence(offline=True)
         await self.channel_layer.group_discard(
-            broadcast.match_group(self.match_id), self.channel_name
+            frames.match_group(self.match_id), self.channel_name
         )
 
     async def _resync(self, since: int | None, *, reply: int | str | None = None) -> None:
@@ -277,11 +312,11 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         ``hello`` this answers."""
         assert self.match_id is not None
         if since is None:
-            frame = await broadcast.call_in_order(
+            frame = await call_in_order(
                 selectors.table_snapshot, match_id=self.match_id, viewer=self.seat
             )
         else:
-            frame = await broadcast.call_in_order(
+            frame = await call_in_order(
                 selectors.table_catchup, match_id=self.match_id, since=since, viewer=self.seat
             )
         self.version = frame["v"]
@@ -353,8 +388,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             return
         players = [{"seat": seat, "connected": on} for seat, on in connected.items()]
         await self.channel_layer.group_send(
-            broadcast.room_group(self.room_id),
-            {"type": broadcast.PRESENCE_EVENT, "players": players},
+            frames.room_group(self.room_id),
+            {"type": frames.PRESENCE_EVENT, "players": players},
         )
 
     async def _note_table_presence(self, *, offline: bool) -> None:
@@ -366,7 +401,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             if not connected or any(connected.values()):
                 return
         try:
-            await broadcast.call_in_order(
+            await call_in_order(
                 services.match_presence_note, match_id=self.match_id, offline=offline
             )
         except (OperationalError, InterfaceError):
@@ -384,11 +419,11 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                 await self.heartbeat
         await self._leave_match()
         await self.channel_layer.group_discard(
-            broadcast.room_group(self.room_id), self.channel_name
+            frames.room_group(self.room_id), self.channel_name
         )
         await self.channel_layer.group_discard(user_group(self.user.pk), self.channel_name)
         await self.channel_layer.group_discard(
-            broadcast.seat_group(self.room_id, self.user.pk), self.channel_name)
+            frames.seat_group(self.room_id, self.user.pk), self.channel_name)
 
     async def websocket_receive(self, message: dict[str, Any]) -> None:
         """Refuse oversized or binary frames before parsing; rate-limit everything."""
@@ -416,64 +451,47 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self.close(code=CLOSE_INTERNAL_ERROR)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
-        """Answer one message, carrying back the ``id`` it may have."""
+        """Answer one message, carrying back the ``id`` it may have: its handler by type
+        (:attr:`handlers`; anything else goes to the match service), or its refusal."""
         try:
             self.asked = request_id(content)
+            await self.handlers.get(message_type(content), TableConsumer._act)(self, content)
         except MatchError as error:
             await self._refuse(error)
-            return
-        try:
-            await self._answer(content)
-        finally:
-            self.asked = None
-
-    async def _answer(self, content: Any) -> None:
-        """Handle ``hello`` here (no match yet: the ``waiting`` frame again); send everything
-        else to the match service."""
-        if isinstance(content, dict) and content.get("type") == "hello":
-            try:
-                since = parse_hello(content)
-            except MatchError as error:
-                await self._refuse(error)
-                return
-            if self.match_id is None:
-                await self.send_json({"type": "waiting", "seat": self.seat,
-                                      **self._reply_id()})
-                return
-            try:
-                await self._resync(since, reply=self.asked)
-            except (OperationalError, InterfaceError):
-                await self._unavailable()
-            return
-        if self.match_id is None:
-            await self._refuse(MatchError("no_match"))
-            return
-        if self.seat is None:
-            await self._refuse(MatchError("not_seated"))
-            return
-        if not self.may_act:
-            await self._refuse(MatchError("read_only"))
-            return
-        if isinstance(content, dict) and content.get("type") == "phrase":
-            await self._phrase(content)
-            return
-        if isinstance(content, dict) and content.get("type") in ROOM_MESSAGES:
-            await self._room_message(content)
-            return
-        try:
-            version = await broadcast.call_in_order(
-                services.match_act, match_id=self.match_id, user_id=self.user.pk,
-                payload=content,
-            )
-        except MatchError as error:
-            await self._refuse(error)
-            return
         except (OperationalError, InterfaceError):
             # The database is unreachable: nothing was saved, unless the link dropped during
             # the commit itself; the client's ``hello`` resync, which it repeats after
             # ``unavailable``, shows which.
             await self._unavailable()
+        finally:
+            self.asked = None
+
+    async def _hello(self, content: dict[str, Any]) -> None:
+        """Resume from a version (a catch-up) or from nothing (a snapshot); before the
+        room's match starts, the ``waiting`` frame again."""
+        since = parse_hello(content)
+        if self.match_id is None:
+            await self.send_json({"type": "waiting", "seat": self.seat, **self._reply_id()})
             return
+        await self._resync(since, reply=self.asked)
+
+    def _check_seat(self) -> int:
+        """The match a seat's message is for; refused without a match, from a spectator,
+        and from a read-only token."""
+        if self.match_id is None:
+            raise MatchError("no_match")
+        if self.seat is None:
+            raise MatchError("not_seated")
+        if not self.may_act:
+            raise MatchError("read_only")
+        return self.match_id
+
+    async def _act(self, content: Any) -> None:
+        """A message for the match service: a move, 准备, 托管, a vote, a contribution."""
+        match_id = self._check_seat()
+        version = await call_in_order(
+            services.match_act, match_id=match_id, user_id=self.user.pk, payload=content,
+        )
         if self.asked is not None and version > self.version:
             # The update arrives after this handler returns (a consumer handles one
             # message at a time), or in a catch-up: whichever sends ``version`` carries it.
@@ -484,17 +502,13 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def _phrase(self, content: dict[str, Any]) -> None:
         """Send a quick phrase to the table (not versioned, not logged)."""
-        try:
-            phrase = parse_phrase(content)
-        except MatchError as error:
-            await self._refuse(error)
-            return
+        self._check_seat()
+        phrase = parse_phrase(content)
         if not self.phrases.take():
-            await self._refuse(MatchError("phrase_too_fast"))
-            return
+            raise MatchError("phrase_too_fast")
         await self.channel_layer.group_send(
-            broadcast.room_group(self.room_id),
-            {"type": broadcast.PHRASE_EVENT, "seat": self.seat, "phrase": phrase,
+            frames.room_group(self.room_id),
+            {"type": frames.PHRASE_EVENT, "seat": self.seat, "phrase": phrase,
              "origin": self.channel_name, **self._reply_id()},
         )
 
@@ -502,17 +516,16 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         """再来一场 (``rematch``) or 离开 (``rematch_leave``), answered by the clubs app's
         service; the answer is this connection's ``rematch`` frame (the others hear the
         change through the room's lobby broadcast)."""
-        try:
-            leave = parse_room_message(content) == "rematch_leave"
-            state = await _read(partial(rematch_answer, room_id=self.room_id,
-                                        user=self.user, leave=leave))
-        except MatchError as error:
-            await self._refuse(error)
-            return
-        except (OperationalError, InterfaceError):
-            await self._unavailable()
-            return
+        self._check_seat()
+        leave = parse_room_message(content) == "rematch_leave"
+        state = await _read(partial(rematch_answer, room_id=self.room_id,
+                                    user=self.user, leave=leave))
         await self.send_json({"type": "rematch", "v": self.shown, **state, **self._reply_id()})
+
+    handlers: ClassVar[dict[str | None, Callable[[TableConsumer, Any], Awaitable[None]]]] = {
+        "hello": _hello, "phrase": _phrase, **dict.fromkeys(ROOM_MESSAGES, _room_message),
+    }
+    """The messages answered here rather than by the match service."""
 
     async def _unavailable(self) -> None:
         logger.warning("match %s: database unavailable, message refused", self.match_id)
@@ -537,7 +550,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         from the log on a gap."""
         async with self.order:
             # None for a seat this match does not have (its room's seats changed).
-            span = event["spans"].get(broadcast.audience(self.seat))
+            span = event["spans"].get(frames.audience(self.seat))
             if span is None:
                 return
             since, version = span
@@ -547,7 +560,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                 await self._resync_in_order(self.version)
                 return
             self.version = version
-            text = event["texts"][broadcast.audience(self.seat)]
+            text = event["texts"][frames.audience(self.seat)]
             if self.awaited is not None and version >= self.awaited[0]:
                 # The frame is encoded once for every viewer: the id goes in front.
                 text = f'{encode_frame({"id": self.awaited[1]})[:-1]},{text[1:]}'

@@ -9,6 +9,20 @@ A frame's version ``v`` is the viewer's own: how many log entries it may see an 
 (``Match.views``). Another seat's private decision (a pass, a 报叫 answer, a 报杠 panel)
 moves only that seat's count, so what a viewer receives, versions included, is a
 function of what it may see (H1, H2).
+
+Every connection following a match joins its channel-layer group (``match_<id>``), and
+everyone at a room's table page joins ``table_<room id>`` to hear that a match has started
+there (and the room's 再来一场 prompt); a seated player's connection also joins
+``seat_<room id>_<user id>``, where a newer tab of the same player replaces it.
+
+A committed change is one message to the match group (:func:`send_updates`): per audience
+(each seat, and spectators), the range of that audience's own versions it spans and its
+frame already encoded as JSON. Each connection forwards only its own audience's text
+(``TableConsumer.table_update``), so a client never receives another seat's frame, while the
+change costs one publish and no encoding on the event loop. It is sent from
+``transaction.on_commit`` with the channel layer's own ``group_send``. The layer is Redis
+pub/sub, so a send is at most once: a lost one is caught up from the log by the
+connections' version check.
 """
 
 from __future__ import annotations
@@ -17,15 +31,66 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from apps.core.groups import group_send
 from majiang import Round
 from majiang.actions import logged_for_viewer
 from majiang.advisor import discard_hints
 
 from .models import Hand, Match, MatchEvent, MatchPlayer
 from .pacing import AUTO_PLAY_DELAY
+from .protocol import encode_frame
 
 if TYPE_CHECKING:
     from .change import MatchChange
+
+UPDATE_EVENT = "table.update"
+MATCH_STARTED_EVENT = "table.match_started"
+PRESENCE_EVENT = "table.presence"
+"""Sent by a table connection itself (see ``consumers``) when a seat's presence changes."""
+PHRASE_EVENT = "table.phrase"
+"""Sent by a table connection when its seat sends a quick phrase (快捷语)."""
+REPLACED_EVENT = "table.replaced"
+"""Sent by a seated player's new table connection to the player's other ones at that table
+(:func:`seat_group`): they are replaced, and close (two tabs on one seat)."""
+
+
+def match_group(match_id: int) -> str:
+    """The group of every connection (seats and spectators) following a match."""
+    return f"match_{match_id}"
+
+
+def room_group(room_id: int) -> str:
+    """The group of everyone connected to a room's table endpoint."""
+    return f"table_{room_id}"
+
+
+def seat_group(room_id: int, user_id: int) -> str:
+    """The group of one seated player's connections to a room's table (at most one stays)."""
+    return f"seat_{room_id}_{user_id}"
+
+
+def audience(viewer: int | None) -> str:
+    """The key of a viewer's frame in an update message: the seat, or ``watch``."""
+    return "watch" if viewer is None else str(viewer)
+
+
+def send_updates(
+    match_id: int, updates: dict[int | None, dict[str, Any]], *,
+    spans: dict[int | None, tuple[int, int]],
+) -> None:
+    """Publish one committed change (each viewer's versions ``spans`` and ``update``
+    frame) to the match group. An audience without a frame may see nothing of the change."""
+    group_send(match_group(match_id), {
+        "type": UPDATE_EVENT,
+        "spans": {audience(viewer): list(span) for viewer, span in spans.items()},
+        "texts": {audience(viewer): encode_frame(frame) for viewer, frame in updates.items()},
+    })
+
+
+def send_match_started(room_id: int, match_id: int) -> None:
+    """Tell a room's connections that a match has started, so they subscribe to it."""
+    group_send(room_group(room_id), {"type": MATCH_STARTED_EVENT, "match_id": match_id})
+
 
 def epoch_ms(moment: datetime | None) -> int | None:
     """A timestamp as milliseconds since the epoch (what clients count down to)."""
@@ -56,7 +121,7 @@ def table_info(
         "players": [
             {
                 "seat": p.seat,
-                "name": str(p.user),
+                "name": p.name,
                 "connected": None if connected is None else connected.get(p.seat, False),
                 "auto_play": p.auto_play,
                 "computer": p.computer,

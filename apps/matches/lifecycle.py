@@ -25,7 +25,7 @@ from majiang import Action, Round, get_variant
 from majiang.match import Match as RulesMatch
 from majiang.record import record_of
 
-from . import broadcast
+from . import frames
 from .change import MatchChange
 from .models import Hand, Match, MatchEvent, MatchPlayer
 from .pacing import FIRST_DEAL_SECONDS, NEXT_HAND_SECONDS, turn_seconds
@@ -64,6 +64,8 @@ def match_create(*, room: Room) -> MatchChange:
         bots_allowed=room.club.bots_allowed,
         practice=room.practice,
         hints=room.hints,
+        views=[0] * (len(seats) + 1),  # each seat's version, then spectators': none seen yet
+        decision_views=[0] * (len(seats) + 1),
     )
     # A computer seat is always in automatic play (apps.matches.computer).
     players = [
@@ -83,7 +85,7 @@ def match_create(*, room: Room) -> MatchChange:
     change.start_decision(FIRST_DEAL_SECONDS)
     room_id, match_id = room.pk, match.pk
     transaction.on_commit(
-        lambda: broadcast.send_match_started(room_id, match_id), robust=True
+        lambda: frames.send_match_started(room_id, match_id), robust=True
     )
     return change
 

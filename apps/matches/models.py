@@ -7,6 +7,8 @@ sequence number of the last log entry and only ever grows, under ``select_for_up
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from django.conf import settings as django_settings
 from django.db import models
 from django.db.models import Q
@@ -145,6 +147,13 @@ class MatchPlayer(models.Model):
 
     def __str__(self) -> str:
         return f"对局 #{self.match_id} 第{self.seat + 1}座"
+
+    @cached_property
+    def name(self) -> str:
+        """The seat's name as every screen shows it (the user's, with its 机器人 or computer
+        level mark), read once per loaded row: the cached state of a match keeps its
+        players, so a move does not format four names again."""
+        return str(self.user)
 
 
 class Hand(models.Model):

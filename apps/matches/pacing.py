@@ -126,7 +126,10 @@ def offline_dissolve_at(match: Match) -> datetime | None:
 
 
 def offline_due(match: Match) -> list[datetime]:
-    """The offline moments still ahead of a match, for its next due moment."""
+    """The offline moments still ahead of a match, for its next due moment (none while
+    someone is online)."""
+    if match.offline_since is None:
+        return []
     due = [offline_dissolve_at(match)]
     if match.paused_left_ms is None:
         due.append(offline_pause_at(match))

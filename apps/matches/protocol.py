@@ -124,24 +124,16 @@ class ClientMessage:
     version: int | None
     fields: Mapping[str, Any]
 
-    @property
-    def is_action(self) -> bool:
-        """Whether this is a rules action (discard, pung, ...)."""
-        return self.type in ACTION_TYPES
-
     def action_for(self, seat: int) -> Action:
         """The rules action this message asks for on behalf of ``seat`` (any ``seat`` field
         the client sent is ignored: the seat is the connection's)."""
-        data = {k: v for k, v in self.fields.items() if k in ("tile", "declare", "ticks")}
         try:
-            return Action.from_json({**data, "type": self.type, "seat": seat})
+            return Action.from_json({**self.fields, "type": self.type, "seat": seat})
         except RecordError as exc:  # parse_client_message checked the fields already
             raise MatchError("malformed") from exc
 
 
 def _is_tile(value: Any) -> bool:
-    if not isinstance(value, str):
-        return False
     try:
         parse_tile(value)
     except ValueError:
@@ -190,21 +182,24 @@ def parse_hello(data: dict[str, Any]) -> int | None:
     return since
 
 
+def message_type(data: Any) -> str | None:
+    """The ``type`` of a decoded client message; ``None`` when it is not an object with a
+    text ``type`` (a list or an object there names no type)."""
+    kind = data.get("type") if isinstance(data, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
 def parse_client_message(data: Any) -> ClientMessage:
     """Check the shape of a decoded client frame. Raises :class:`MatchError` (``malformed``)
     with a message that never quotes the input.
 
     Every type has its fields (``docs/protocol.asyncapi.yaml``); a field it does not have
-    is malformed, as the schema says. ``v`` and ``id`` may be on any message.
-
-    An action needs ``v``; ``discard``, ``pung`` and ``kong`` need a ``tile`` and the others
-    take none (``null`` is not a tile); ``declare`` is a boolean, only on ``discard``;
-    ``ticks`` is a list of at most :data:`MAX_TICKS` tile codes. Whether the action is
-    legal now is the rules' business (``illegal_action`` and the like).
+    is malformed, as the schema says. ``v`` and ``id`` may be on any message. Each type's
+    own fields are checked by its parser (:data:`_FIELD_PARSERS`).
     """
     if not isinstance(data, dict):
         raise MatchError("malformed", "消息必须是 JSON 对象")
-    kind = data.get("type")
+    kind = message_type(data)
     if kind not in _FIELDS:
         raise MatchError("malformed", "未知的消息类型")
     if not set(data) <= _FIELDS[kind] | {"type", "v", "id"}:
@@ -215,22 +210,20 @@ def parse_client_message(data: Any) -> ClientMessage:
         version = json_integer(version)
         if version is None:
             raise MatchError("malformed", "版本号必须是整数")
-    if kind in ACTION_TYPES:
-        _check_action_fields(kind, version, data)
-    if kind == "dissolve_vote" and not isinstance(data.get("agree"), bool):
-        raise MatchError("malformed", "解散投票必须选择同意或不同意")
-    fields = {k: v for k, v in data.items() if k not in ("type", "v", "id")}
-    if kind == "contribute":
-        fields["hand"] = json_integer(data.get("hand"), 1)
-        if fields["hand"] is None:
-            raise MatchError("malformed", "随机数必须注明是哪一局")
-        value = data.get("value")
-        if not isinstance(value, str) or not CONTRIBUTION.fullmatch(value):
-            raise MatchError("malformed", "随机数的格式不对")
-    return ClientMessage(kind, version, fields)
+    parse = _FIELD_PARSERS.get(kind, _no_fields)
+    return ClientMessage(kind, version, parse(kind, version, data))
 
 
-def _check_action_fields(kind: str, version: int | None, data: Mapping[str, Any]) -> None:
+def _no_fields(kind: str, version: int | None, data: Mapping[str, Any]) -> dict[str, Any]:
+    return {}
+
+
+def _action_fields(kind: str, version: int | None, data: Mapping[str, Any]) -> dict[str, Any]:
+    """An action needs ``v``; ``discard``, ``pung`` and ``kong`` need a ``tile`` and the
+    others take none (``null`` is not a tile); ``declare`` is a boolean, only on
+    ``discard``; ``ticks`` is a list of at most :data:`MAX_TICKS` tile codes. Whether the
+    action is legal now is the rules' business (``illegal_action`` and the like). A
+    ``seat`` field is ignored: the seat is the connection's."""
     if version is None:
         raise MatchError("malformed", "操作必须带上版本号")
     if kind in _TAKES_TILE:
@@ -248,6 +241,34 @@ def _check_action_fields(kind: str, version: int | None, data: Mapping[str, Any]
         isinstance(ticks, list) and len(ticks) <= MAX_TICKS and all(map(_is_tile, ticks))
     ):
         raise MatchError("malformed", "报杠的勾选无效")
+    return {k: v for k, v in data.items() if k in ("tile", "declare", "ticks")}
+
+
+def _vote_fields(kind: str, version: int | None, data: Mapping[str, Any]) -> dict[str, Any]:
+    if not isinstance(data.get("agree"), bool):
+        raise MatchError("malformed", "解散投票必须选择同意或不同意")
+    return {"agree": data["agree"]}
+
+
+def _contribution_fields(
+    kind: str, version: int | None, data: Mapping[str, Any],
+) -> dict[str, Any]:
+    hand = json_integer(data.get("hand"), 1)
+    if hand is None:
+        raise MatchError("malformed", "随机数必须注明是哪一局")
+    value = data.get("value")
+    if not isinstance(value, str) or not CONTRIBUTION.fullmatch(value):
+        raise MatchError("malformed", "随机数的格式不对")
+    return {"hand": hand, "value": value}
+
+
+_FIELD_PARSERS = {
+    **dict.fromkeys(ACTION_TYPES, _action_fields),
+    "dissolve_vote": _vote_fields,
+    "contribute": _contribution_fields,
+}
+"""Each message type's check of its own fields, returning them; a type without fields
+has none to check."""
 
 
 PHRASES = {

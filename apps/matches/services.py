@@ -17,6 +17,7 @@ registered with ``transaction.on_commit``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -31,7 +32,13 @@ from .change import MatchChange, change_run, moment_of
 from .frames import epoch_ms, view_version
 from .models import Match, MatchEvent, MatchPlayer
 from .pacing import DISSOLVE_VOTE_SECONDS, auto_play_delay
-from .protocol import ClientMessage, MatchError, parse_client_message, table_event
+from .protocol import (
+    ACTION_TYPES,
+    ClientMessage,
+    MatchError,
+    parse_client_message,
+    table_event,
+)
 
 
 def match_start(*, room: Room) -> Match:
@@ -68,20 +75,7 @@ def _dispatch(change: MatchChange, user_id: int, message: ClientMessage) -> None
     player = change.player_of(user_id)
     if player is None:
         raise MatchError("not_seated")
-    if message.is_action:
-        _player_action(change, player, message)
-    elif message.type == "ready_next":
-        _ready_next(change, player)
-    elif message.type == "contribute":
-        _contribute(change, player, int(message.fields["hand"]), str(message.fields["value"]))
-    elif message.type == "resume":
-        _resume(change, player)
-    elif message.type == "auto_play":
-        _auto_play(change, player)
-    elif message.type == "dissolve_propose":
-        _dissolve_propose(change, player)
-    else:
-        _dissolve_vote(change, player, bool(message.fields["agree"]))
+    _HANDLERS[message.type](change, player, message)
 
 
 def _player_action(change: MatchChange, player: MatchPlayer, message: ClientMessage) -> None:
@@ -101,7 +95,7 @@ def _player_action(change: MatchChange, player: MatchPlayer, message: ClientMess
         raise MatchError.from_rules(exc) from exc
 
 
-def _ready_next(change: MatchChange, player: MatchPlayer) -> None:
+def _ready_next(change: MatchChange, player: MatchPlayer, message: ClientMessage) -> None:
     match = change.match
     if match.stage != Match.Stage.BETWEEN:
         raise MatchError("not_between_hands")
@@ -117,11 +111,12 @@ def _deal_when_all_ready(change: MatchChange) -> None:
         lifecycle.hand_deal(change)
 
 
-def _contribute(change: MatchChange, player: MatchPlayer, number: int, value: str) -> None:
+def _contribute(change: MatchChange, player: MatchPlayer, message: ClientMessage) -> None:
     """Take a seat's random value for the next hand's wall: once per seat, only after the
     hand's commitment is out and before it is dealt. Logged (and shown to all: without the
     secret seed a value tells nothing about the wall). Before the first hand it also makes
     the seat ready (:func:`apps.matches.lifecycle.match_create`)."""
+    number, value = int(message.fields["hand"]), str(message.fields["value"])
     match = change.match
     upcoming = match.next_hand
     dealt = match.hands_played + (match.stage == Match.Stage.HAND)
@@ -143,14 +138,14 @@ def _contribute(change: MatchChange, player: MatchPlayer, number: int, value: st
         _deal_when_all_ready(change)
 
 
-def _resume(change: MatchChange, player: MatchPlayer) -> None:
+def _resume(change: MatchChange, player: MatchPlayer, message: ClientMessage) -> None:
     if not player.auto_play:
         raise MatchError("not_auto_play")
     player.auto_play, player.consecutive_timeouts = False, 0
     change.log(MatchEvent.Kind.TABLE, [table_event("auto_play", player.seat, on=False)])
 
 
-def _auto_play(change: MatchChange, player: MatchPlayer) -> None:
+def _auto_play(change: MatchChange, player: MatchPlayer, message: ClientMessage) -> None:
     """托管 by choice ("I'll answer the door"): the seat plays the advisor's choice after
     the short 托管 delay until the player acts or sends ``resume``.
 
@@ -173,7 +168,7 @@ def _auto_play(change: MatchChange, player: MatchPlayer) -> None:
         _deal_when_all_ready(change)
 
 
-def _dissolve_propose(change: MatchChange, player: MatchPlayer) -> None:
+def _dissolve_propose(change: MatchChange, player: MatchPlayer, message: ClientMessage) -> None:
     match = change.match
     if match.dissolve_vote:
         raise MatchError("vote_in_progress")
@@ -191,7 +186,8 @@ def _dissolve_propose(change: MatchChange, player: MatchPlayer) -> None:
         lifecycle.match_close(change, Match.Status.DISSOLVED)
 
 
-def _dissolve_vote(change: MatchChange, player: MatchPlayer, agree: bool) -> None:
+def _dissolve_vote(change: MatchChange, player: MatchPlayer, message: ClientMessage) -> None:
+    agree = bool(message.fields["agree"])
     match = change.match
     vote = match.dissolve_vote
     if not vote:
@@ -212,6 +208,18 @@ def _dissolve_vote(change: MatchChange, player: MatchPlayer, agree: bool) -> Non
     events.append(table_event("dissolve_passed"))
     change.log(MatchEvent.Kind.TABLE, events)
     lifecycle.match_close(change, Match.Status.DISSOLVED)
+
+
+_HANDLERS: dict[str, Callable[[MatchChange, MatchPlayer, ClientMessage], None]] = {
+    **dict.fromkeys(ACTION_TYPES, _player_action),
+    "ready_next": _ready_next,
+    "contribute": _contribute,
+    "resume": _resume,
+    "auto_play": _auto_play,
+    "dissolve_propose": _dissolve_propose,
+    "dissolve_vote": _dissolve_vote,
+}
+"""Each client message type's change (``parse_client_message`` knows no other type)."""
 
 
 def match_timers_fire(*, limit: int = 500) -> int:

@@ -160,7 +160,7 @@ async def test_presence_carries_the_version_of_the_last_state_frame_not_an_unsee
     not move) leaves the next ``presence`` frame at the ``v`` of the last frame it was sent."""
     from channels.layers import get_channel_layer
 
-    from apps.matches import broadcast
+    from apps.matches import frames
 
     room, owner, match_id = await database_sync_to_async(_practice_match)()
     _, play = await database_sync_to_async(token_create)(actor=owner, name="下", play=True)
@@ -168,12 +168,12 @@ async def test_presence_carries_the_version_of_the_last_state_frame_not_an_unsee
     assert (await comm.connect())[0]
     shown = (await _frame(comm))["v"]
     layer = get_channel_layer()
-    await layer.group_send(broadcast.match_group(match_id), {  # another seat's private change
-        "type": broadcast.UPDATE_EVENT, "spans": {"0": [shown, shown], "1": [4, 5]},
+    await layer.group_send(frames.match_group(match_id), {  # another seat's private change
+        "type": frames.UPDATE_EVENT, "spans": {"0": [shown, shown], "1": [4, 5]},
         "texts": {"1": '{"type":"update"}'},
     })
-    await layer.group_send(broadcast.room_group(room.pk), {
-        "type": broadcast.PRESENCE_EVENT, "players": [{"seat": 0, "connected": True}],
+    await layer.group_send(frames.room_group(room.pk), {
+        "type": frames.PRESENCE_EVENT, "players": [{"seat": 0, "connected": True}],
     })
     while (frame := await comm.receive_json_from(10))["type"] != "presence" or \
             frame["players"] != [{"seat": 0, "connected": True}]:

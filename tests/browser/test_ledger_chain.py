@@ -64,7 +64,7 @@ def kept_seq(page: Any, club_id: int) -> int:
 def test_a_member_is_warned_of_a_rolled_back_ledger(
     browser: Any, daphne_url: str, size: str
 ) -> None:
-    with mock.patch("apps.matches.broadcast.send_updates"):
+    with mock.patch("apps.matches.frames.send_updates"):
         table = factories.table("zigong")
         play_hand(table.match, random_policy(random.Random(3)))
     club = table.club.pk

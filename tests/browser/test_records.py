@@ -61,7 +61,7 @@ def fits(page: Any) -> None:
 def test_an_owner_and_a_member_read_their_records(
     browser: Any, daphne_url: str, size: str
 ) -> None:
-    with mock.patch("apps.matches.broadcast.send_updates"):
+    with mock.patch("apps.matches.frames.send_updates"):
         club, players = factories.players_club()
         for variant, seed in (("duyun", 1), ("zigong", 2)):
             match = Match.objects.get(room=factories.started_room(club, players, variant))

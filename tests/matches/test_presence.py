@@ -12,7 +12,7 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
-from apps.matches import broadcast, presence
+from apps.matches import frames, presence
 from apps.matches.pacing import PRESENCE_TTL_SECONDS
 from tests.support import factories
 from tests.support.ws import connect_as
@@ -132,7 +132,7 @@ async def test_a_connection_that_dies_in_a_handler_stops_its_heartbeat() -> None
     mine = _heartbeats() - before
     assert len(mine) == 1
     # A message no handler takes, to this connection alone (its room's group).
-    await get_channel_layer().group_send(broadcast.room_group(table.room.pk),
+    await get_channel_layer().group_send(frames.room_group(table.room.pk),
                                          {"type": "no.such.message"})
     with pytest.raises(ValueError, match="No handler"):
         await comm.wait(TIMEOUT)

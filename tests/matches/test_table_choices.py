@@ -14,7 +14,7 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from apps.clubs.models import Room, RoomSeat
-from apps.matches import broadcast, pacing, services, state
+from apps.matches import frames, pacing, services, state
 from apps.matches.frames import view_version
 from apps.matches.models import Match, MatchPlayer
 from apps.matches.protocol import MatchError
@@ -290,13 +290,13 @@ async def test_an_older_tabs_late_notice_leaves_the_newer_one_open(make_table: A
     tab = connect_as(user, table.room.code)
     assert (await tab.connect())[0]
     assert (await recv(tab))["type"] == "snapshot"
-    group = broadcast.seat_group(table.room.pk, user.pk)
+    group = frames.seat_group(table.room.pk, user.pk)
     moment = pacing.now().timestamp()
     layer = get_channel_layer()
-    await layer.group_send(group, {"type": broadcast.REPLACED_EVENT, "origin": "older",
+    await layer.group_send(group, {"type": frames.REPLACED_EVENT, "origin": "older",
                                    "opened": moment - 1})
     assert await quiet(tab, 0.2)
-    await layer.group_send(group, {"type": broadcast.REPLACED_EVENT, "origin": "newer",
+    await layer.group_send(group, {"type": frames.REPLACED_EVENT, "origin": "newer",
                                    "opened": moment + 1})
     assert (await recv(tab))["type"] == "replaced"
     assert await tab.receive_output(5) == {"type": "websocket.close", "code": 4009}

@@ -12,7 +12,8 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from apps.accounts.models import User
-from apps.matches import broadcast, consumers, services, state
+from apps.core.groups import group_send
+from apps.matches import consumers, services, state
 from apps.matches.frames import viewer_events
 from apps.matches.models import Hand, Match, MatchEvent
 from majiang import VARIANTS
@@ -277,7 +278,7 @@ async def test_a_lost_last_update_is_caught_up_from_the_database(
     def drop(group: str, message: dict[str, Any]) -> None:
         lost.append(group)
 
-    monkeypatch.setattr(broadcast, "group_send", drop)
+    monkeypatch.setattr("apps.matches.frames.group_send", drop)
     await comms[seat].send_json_to({**move, "v": latest[seat]["v"]})
     frames = [await recv(comm) for comm in comms]
     monkeypatch.undo()
@@ -342,7 +343,7 @@ async def test_a_lost_match_start_is_noticed_by_waiting_connections(
     comm = connect_as(table.users[1], table.room.code)
     assert (await comm.connect())[0]
     assert (await recv(comm))["type"] == "waiting"
-    real_send = broadcast.group_send
+    real_send = group_send
     lost: list[str] = []
 
     def drop_room_notices(group: str, message: dict[str, Any]) -> None:
@@ -351,7 +352,7 @@ async def test_a_lost_match_start_is_noticed_by_waiting_connections(
             return
         real_send(group, message)
 
-    monkeypatch.setattr(broadcast, "group_send", drop_room_notices)
+    monkeypatch.setattr("apps.matches.frames.group_send", drop_room_notices)
     await database_sync_to_async(services.match_start)(room=table.room)
     frame = await recv(comm)
     assert "table.match_started" in lost

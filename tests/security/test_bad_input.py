@@ -122,3 +122,21 @@ async def test_a_version_from_the_future_gets_a_snapshot() -> None:
     frame = await _first_state(comm)
     assert frame["type"] == "snapshot" and frame["v"] == version
     await comm.disconnect()
+
+
+@pytest.mark.asyncio
+async def test_a_type_that_is_not_text_is_malformed_and_the_socket_stays_open() -> None:
+    """``type`` as a list or an object (which no dispatch table can look up) is refused
+    like any malformed message; the connection goes on answering."""
+    table = await database_sync_to_async(build_table)()
+    comm = connect_as(table.users[1], table.room.code)
+    assert (await comm.connect(TIMEOUT))[0]
+    state = await _first_state(comm)
+    for kind in (["discard"], {"a": 1}, ["hello"], 7):
+        await comm.send_json_to({"type": kind, "v": state["v"], "id": "x"})
+        reply = await _first_state(comm)
+        assert reply["type"] == "error" and reply["code"] == "malformed", kind
+        assert reply["id"] == "x" and any("\u4e00" <= ch <= "\u9fff" for ch in reply["message"])
+    await comm.send_json_to({"type": "hello", "v": state["v"]})
+    assert (await _first_state(comm))["type"] in ("catchup", "snapshot")
+    await comm.disconnect()
