@@ -29,7 +29,9 @@ choice was better), with a 95 % interval over forks. Kinds and their alternative
 greedy baseline's discard).
 
 Decision time is wall-clock time per advisor decision (observation built beforehand),
-median and 99th percentile, on a shared machine.
+median and 99th percentile, on a shared machine. ``--jobs N`` plays the pairings in N
+processes (the same deals and the same figures as one process; the decision times then
+share the cores).
 
 ``--write-docs`` replaces this benchmark's own section of ``docs/benchmarks.md`` (between
 its markers), keeping every other section. This is a measurement, not a test.
@@ -38,6 +40,7 @@ its markers), keeping every other section. This is a measurement, not a test.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import copy
 import datetime as dt
 import math
@@ -63,9 +66,8 @@ Policy = Callable[[Round, int, random.Random], Action]
 TIMES: dict[str, list[float]] = {}
 
 
-def advisor(level: str) -> Policy:
-    """The advisor at ``level``, timed per decision."""
-    times = TIMES.setdefault(level, [])
+def advisor(level: str, times: list[float]) -> Policy:
+    """The advisor at ``level``, each decision's time appended to ``times``."""
 
     def play(rnd: Round, seat: int, rng: random.Random) -> Action:
         observation = rnd.observation(seat)
@@ -230,6 +232,20 @@ def duplicate(variant: str, lone: Policy, field: Policy, walls: int,
     return (*_interval(means), 4 * walls)
 
 
+def _pairing(pairing: tuple[str, str, str, int]
+             ) -> tuple[float, float, int, dict[str, list[float]]]:
+    """:func:`duplicate` for (game, lone seat, the three others, walls), each named: a
+    baseline or an advisor level. Also returns the advisor's decision times by level."""
+    variant, lone, field, walls = pairing
+    times: dict[str, list[float]] = {}
+
+    def policy(name: str) -> Policy:
+        return BASELINES[name] if name in BASELINES else advisor(
+            name, times.setdefault(name, []))
+
+    return (*duplicate(variant, policy(lone), policy(field), walls, f"{lone}/{field}"), times)
+
+
 def _interval(values: Sequence[float]) -> tuple[float, float]:
     mean = statistics.fmean(values)
     half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
@@ -281,7 +297,7 @@ def forks(variant: str, hands: int) -> dict[str, list[float]]:
     """Per decision kind: the decider's points with the advisor's choice minus with the
     alternative, one entry per fork."""
     found: dict[str, list[float]] = {}
-    standard = advisor("standard")
+    standard = advisor("standard", TIMES.setdefault("standard", []))
     for h in range(hands):
         seed = f"advisor-forks/{variant}/{h}"
         rng = random.Random(seed)
@@ -326,7 +342,7 @@ def section(board: list[tuple[str, str, str, float, float, int]],
         "docstring of `benchmarks/advisor_strength.py`.",
         "",
         f"- Date: {dt.date.today().isoformat()}; Python {platform.python_version()}, "
-        "2 cores shared with other work, single process.",
+        "2 cores shared with other work.",
         "- The samples are of the sizes in the command above; their intervals say what they "
         "can tell.",
         "",
@@ -392,22 +408,24 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated advisor levels to put on the scoreboard")
     parser.add_argument("--baselines", default="random,greedy,heuristic")
     parser.add_argument("--games", default="duyun,zigong")
+    parser.add_argument("--jobs", type=int, default=1, help="processes playing the pairings")
     parser.add_argument("--write-docs", action="store_true")
     args = parser.parse_args(argv)
     walls = max(2, args.hands // 4)
     board = []
     start = time.perf_counter()
     games = args.games.split(",")
-    for variant in games:
-        for level in args.levels.split(","):
-            for name in args.baselines.split(","):
-                base = BASELINES[name]
-                for lone, field, label in ((advisor(level), base, (level, name)),
-                                           (base, advisor(level), (name, level))):
-                    mean, half, n = duplicate(variant, lone, field, walls, "/".join(label))
-                    board.append((variant, *label, mean, half, n))
-                    print(f"{variant} {label[0]} among {label[1]}: {mean:+.3f} ± {half:.3f} "
-                          f"over {n} hands", file=sys.stderr, flush=True)
+    pairings = [(variant, *pair, walls) for variant in games
+                for level in args.levels.split(",") for name in args.baselines.split(",")
+                for pair in ((level, name), (name, level))]
+    with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
+        for (variant, lone, field, _), (mean, half, n, times) in zip(
+                pairings, pool.map(_pairing, pairings), strict=True):
+            board.append((variant, lone, field, mean, half, n))
+            for level, spent in times.items():
+                TIMES.setdefault(level, []).extend(spent)
+            print(f"{variant} {lone} among {field}: {mean:+.3f} ± {half:.3f} over {n} hands",
+                  file=sys.stderr, flush=True)
     fork_rows = []
     for variant in games:
         if args.forks:
