@@ -1,8 +1,9 @@
 """Strength and speed of the advisor (:mod:`majiang.advisor`): a scoreboard by duplicate
 deals, and a fork study of its decisions.
 
-Run: ``nice -n 10 .venv/bin/python -m benchmarks.advisor_strength --hands 2000 --forks 500
---write-docs``.
+Run: ``nice -n 10 .venv/bin/python -m benchmarks.advisor_strength --hands 10000 --forks 400
+--levels standard,easy --baselines greedy,heuristic --jobs 2 --write-docs`` (about 25 minutes
+on 2 cores).
 
 **Scoreboard.** For each game (都匀 4p, 自贡 4p, default settings) and each pairing, every wall
 is played once per seat, the dealer fixed at seat 0 and the tested policy moved to each seat

@@ -6,7 +6,7 @@ presence note, runs the same way: the match row is read under its lock
 (``select_for_update``; on SQLite every transaction is ``BEGIN IMMEDIATE``), the state at
 that row's version is taken from this process's cache or rebuilt from the log
 (:mod:`apps.matches.state`), the service applies the change, and :meth:`MatchChange.save`
-writes the row and appends the log in one statement (:func:`apps.matches.writes.match_write`).
+writes the row and appends the log in one statement (:func:`match_write`).
 A refusal is judged on the locked row, so it is never judged on a state that is out of date.
 
 A service mutates the round and the rows through the change and appends log entries with
