@@ -24,7 +24,7 @@ import logging
 import random
 import time
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from functools import partial
 from typing import Any, ClassVar, TypeVar
 from urllib.parse import parse_qs
@@ -455,7 +455,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         (:attr:`handlers`; anything else goes to the match service), or its refusal."""
         try:
             self.asked = request_id(content)
-            await self.handlers.get(message_type(content), TableConsumer._act)(self, content)
+            await getattr(self, self.handlers.get(message_type(content), "_act"))(content)
         except MatchError as error:
             await self._refuse(error)
         except (OperationalError, InterfaceError):
@@ -522,10 +522,10 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                                     user=self.user, leave=leave))
         await self.send_json({"type": "rematch", "v": self.shown, **state, **self._reply_id()})
 
-    handlers: ClassVar[dict[str | None, Callable[[TableConsumer, Any], Awaitable[None]]]] = {
-        "hello": _hello, "phrase": _phrase, **dict.fromkeys(ROOM_MESSAGES, _room_message),
+    handlers: ClassVar[dict[str | None, str]] = {
+        "hello": "_hello", "phrase": "_phrase", **dict.fromkeys(ROOM_MESSAGES, "_room_message"),
     }
-    """The messages answered here rather than by the match service."""
+    """The methods that answer messages here rather than by the match service (``_act``)."""
 
     async def _unavailable(self) -> None:
         logger.warning("match %s: database unavailable, message refused", self.match_id)

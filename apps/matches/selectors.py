@@ -140,7 +140,7 @@ class Standings:
 
 def match_standings(match: Match) -> Standings:
     """The standings of ``match`` (finished hands only; a dissolved hand is not counted)."""
-    names = [str(p.user) for p in match.players.select_related("user").order_by("seat")]
+    names = [p.name for p in match.players.select_related("user").order_by("seat")]
     hands = [(h.number, list((h.settlement or {})["totals"]))
              for h in match.hands.filter(settlement__isnull=False).order_by("number")]
     totals = list(match.totals)

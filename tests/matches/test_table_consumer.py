@@ -98,6 +98,11 @@ def _log_position(match_id: int) -> int:
     return int(Match.objects.values_list("version", flat=True).get(pk=match_id))
 
 
+def _spectator_version(match_id: int) -> int:
+    """The spectators' own version of the match (the last of its ``views``)."""
+    return int(Match.objects.values_list("views", flat=True).get(pk=match_id)[-1])
+
+
 def _frame_due(match_id: int, since: int, viewer: int | None) -> bool:
     """Whether the log after position ``since`` holds an event ``viewer`` may see (else,
     H2, it gets no frame for that change)."""
@@ -311,14 +316,16 @@ async def test_snapshots_taken_during_moves_show_exactly_one_version(make_table:
         seat, move = next(
             (s, m) for s in range(4) if (m := choose(latest[s]["observation"])) is not None
         )
+        since = await database_sync_to_async(_log_position)(match_id)
         await comms[seat].send_json_to({**move, "v": latest[seat]["v"]})
         await watcher.send_json_to({"type": "hello"})  # races the move just sent
-        for viewer, comm in enumerate(comms):
-            frame = await recv(comm)
+        # A pass in a window others still decide shows them nothing (H2): no frame.
+        for viewer, frame in await frames_after_move(comms, latest, match_id, seat, since):
             assert frame["type"] == "update", frame
             latest[viewer] = frame
+        watched = await database_sync_to_async(_spectator_version)(match_id)
         seen = -1
-        while seen < latest[0]["v"]:  # the snapshot, and the move's update if it came later
+        while seen < watched:  # the snapshot, and the move's update if it came later
             frame = await recv(watcher)
             seen = max(seen, frame["v"])
             if frame["type"] == "snapshot":

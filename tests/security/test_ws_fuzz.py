@@ -32,7 +32,8 @@ json_values = st.recursive(
 )
 messages = st.one_of(
     st.fixed_dictionaries(
-        {"type": st.sampled_from(TYPES)},
+        {"type": st.one_of(st.sampled_from(TYPES), json_values.filter(
+            lambda value: not isinstance(value, str)))},
         optional={"v": st.one_of(st.integers(-5, 10**20), st.text(max_size=3), st.booleans(),
                                  st.none()),
                   "tile": st.one_of(st.text(max_size=4), st.sampled_from(["5m", "0m", "9z"]),
