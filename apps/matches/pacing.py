@@ -127,9 +127,7 @@ def offline_dissolve_at(match: Match) -> datetime | None:
 
 def offline_due(match: Match) -> list[datetime]:
     """The offline moments still ahead of a match, for its next due moment (none while
-    someone is online)."""
-    if match.offline_since is None:
-        return []
+    someone is online: each moment's own function says so)."""
     due = [offline_dissolve_at(match)]
     if match.paused_left_ms is None:
         due.append(offline_pause_at(match))
