@@ -119,11 +119,7 @@ class MatchChange:
         match = self.match
         if match.status != Match.Status.PLAYING:
             return None
-        due = [match.deadline] if match.deadline is not None else []
-        due += pacing.offline_due(match)
-        pause_end = pacing.hold_until(match, self.rnd)
-        if pause_end is not None:
-            due.append(pause_end)
+        due = [match.deadline, pacing.hold_until(match, self.rnd), *pacing.offline_due(match)]
         if (match.stage == Match.Stage.HAND and self.rnd is not None
                 and match.paused_left_ms is None):
             pending = set(self.rnd.pending())
@@ -131,7 +127,7 @@ class MatchChange:
                        for p in self.players if p.auto_play and p.seat in pending)
         if match.dissolve_vote:
             due.append(moment_of(int(match.dissolve_vote["deadline"])))
-        return min(due) if due else None
+        return min((moment for moment in due if moment is not None), default=None)
 
     def save(self) -> None:
         """Write the match row and append the log; after the commit, send the match's timer

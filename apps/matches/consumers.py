@@ -160,10 +160,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         queues behind the actions being handled. Every database access here goes through
         ``database_sync_to_async``, which does the same clean-up around itself.
         """
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
+        await getattr(self, get_handler_name(message))(message)
 
     @classmethod
     async def encode_json(cls, content: Any) -> str:

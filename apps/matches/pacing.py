@@ -110,25 +110,22 @@ def auto_play_delay(match: Match, player: MatchPlayer) -> timedelta:
 
 def offline_pause_at(match: Match) -> datetime | None:
     """When an offline table's clock pauses (``None`` while someone is online)."""
-    if match.offline_since is None:
-        return None
-    seconds = int(match.settings.get("offline_pause_seconds", DEFAULT_OFFLINE_PAUSE_SECONDS))
-    return match.offline_since + timedelta(seconds=seconds)
+    return _offline_moment(match, "offline_pause_seconds", DEFAULT_OFFLINE_PAUSE_SECONDS)
 
 
 def offline_dissolve_at(match: Match) -> datetime | None:
     """When an offline table is dissolved (``None`` while someone is online)."""
+    return _offline_moment(match, "offline_dissolve_seconds", DEFAULT_OFFLINE_DISSOLVE_SECONDS)
+
+
+def _offline_moment(match: Match, setting: str, default: int) -> datetime | None:
     if match.offline_since is None:
         return None
-    seconds = int(match.settings.get("offline_dissolve_seconds",
-                                     DEFAULT_OFFLINE_DISSOLVE_SECONDS))
-    return match.offline_since + timedelta(seconds=seconds)
+    return match.offline_since + timedelta(seconds=int(match.settings.get(setting, default)))
 
 
-def offline_due(match: Match) -> list[datetime]:
-    """The offline moments still ahead of a match, for its next due moment (none while
-    someone is online: each moment's own function says so)."""
-    due = [offline_dissolve_at(match)]
-    if match.paused_left_ms is None:
-        due.append(offline_pause_at(match))
-    return [moment for moment in due if moment is not None]
+def offline_due(match: Match) -> list[datetime | None]:
+    """The offline moments ahead of a match (``None`` where there is none: while someone
+    is online, and the pause once the clock stands still)."""
+    return [offline_dissolve_at(match),
+            offline_pause_at(match) if match.paused_left_ms is None else None]

@@ -145,11 +145,9 @@ def json_integer(value: Any, low: int = INT64[0], high: int = INT64[1]) -> int |
     """``value`` as an integer in ``low``–``high``, or ``None``: a JSON integer, as JSON
     Schema counts one (``3.0`` is ``3``; a boolean is not one). orjson reads an integer past
     64 bits as a float, which the bounds refuse."""
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        return None
-    return value
+    if type(value) not in (int, float) or not low <= value <= high or value % 1:
+        return None  # not a number (a boolean is not one), out of bounds or a fraction
+    return int(value)
 
 
 def request_id(data: Any) -> int | str | None:
