@@ -1,8 +1,9 @@
-"""The kind of a settlement line (牌型, 鸡, 豆, 杠 ...), for per-player subtotals.
+"""The kinds of settlement lines (牌型, 鸡, 豆, 杠 ...) as the hand page's subtotal rows name them.
 
-Settlement lines carry a machine ``kind``; lines stored before it existed carry only the
-Chinese ``category``. :func:`line_kind` is the one place that reads either: the line's own
-``kind`` when present, else the kind its category names.
+The kind of a line is the rules package's (:func:`majiang.settlement.line_kind`: the line's
+own ``kind``, or for a line stored before kinds existed, the kind its category names), so
+that every line lands in a row and the rows add up to each seat's 合计. An owner's
+adjustment (调账) is a row of its own.
 """
 
 from __future__ import annotations
@@ -10,49 +11,33 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["KIND_NAMES", "line_kind"]
+from majiang.settlement import LineKind
+from majiang.settlement import line_kind as rules_line_kind
 
-KIND_NAMES = {
-    "pattern": "牌型",
-    "chicken": "鸡",
-    "dou": "豆",
-    "kong": "杠",
-    "call_transfer": "呼叫转移",
-    "tax_refund": "退税",
-    "baopai": "包牌",
-    "chajiao": "查叫",
-    "adjustment": "调账",
-    "other": "其他",
-}
-"""Each kind's Chinese name, in the order subtotals are shown."""
+__all__ = ["ADJUSTMENT", "SUBTOTAL_ROWS", "line_kind", "subtotal_row"]
 
-_LEGACY_KINDS = {
-    # The winner's pattern and what is paid on top of it (D6, D10, D10a, D13, D14; Z11, Z13).
-    **dict.fromkeys(
-        ("胡牌", "自摸", "杠上花", "抢杠", "热炮", "报听", "连庄", "自摸加底", "萝卜"), "pattern"
-    ),
-    **dict.fromkeys(("幺鸡", "金鸡", "翻牌鸡", "上下鸡", "冲锋鸡", "英雄鸡", "责任鸡"), "chicken"),
-    **dict.fromkeys(("明豆", "暗豆", "转弯豆"), "dou"),
-    **dict.fromkeys(("直杠", "补杠", "暗杠"), "kong"),
-    **dict.fromkeys(("呼叫转移", "抢杠转移"), "call_transfer"),
-    "退税": "tax_refund",
-    "包牌": "baopai",
-    **dict.fromkeys(("查叫", "反查叫"), "chajiao"),
-    "调账": "adjustment",
-}
+ADJUSTMENT = "adjustment"
+"""The kind of an owner's adjustment (调账), which is no settlement line of the rules."""
+
+SUBTOTAL_ROWS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("牌型", frozenset({LineKind.PATTERN, LineKind.WIN})),  # with 自摸, 连庄, 报听, 萝卜 …
+    ("鸡", frozenset({LineKind.CHICKEN})),
+    ("豆", frozenset({LineKind.DOU})),
+    ("杠/呼叫转移/退税", frozenset({LineKind.KONG, LineKind.CALL_TRANSFER,
+                                   LineKind.TAX_REFUND, LineKind.ROB_TRANSFER})),
+    ("包牌", frozenset({LineKind.BAOPAI})),
+    ("查叫", frozenset({LineKind.CHAJIAO})),
+    ("调账", frozenset({ADJUSTMENT})),
+)
+"""The subtotal rows in order, each with the kinds it sums: the groups of the table's
+settlement screen (``static/table/settlement.js``), so a hand reads the same on both."""
 
 
 def line_kind(line: Mapping[str, Any]) -> str:
-    """The kind of a settlement line (a key of :data:`KIND_NAMES`).
+    """The kind of a stored settlement line (a :class:`~majiang.settlement.LineKind` value)."""
+    return rules_line_kind(line).value
 
-    ``line`` is a stored settlement line (``{"category": ..., "kind": ...}``). Its own
-    ``kind`` wins; a line without one is classified by its category (``牌型:…`` is a
-    pattern); a category this module does not know is ``other``.
-    """
-    kind = line.get("kind")
-    if kind:
-        return str(kind)
-    category = str(line.get("category", ""))
-    if category.startswith("牌型:"):
-        return "pattern"
-    return _LEGACY_KINDS.get(category, "other")
+
+def subtotal_row(kind: str) -> str:
+    """The name of the subtotal row that a line of ``kind`` counts in."""
+    return next(name for name, kinds in SUBTOTAL_ROWS if kind in kinds)

@@ -31,7 +31,7 @@ from apps.matches.models import BOOKED, Hand, Match, MatchPlayer
 from majiang.record import replay
 
 from .errors import ClubNotFound
-from .kinds import KIND_NAMES, line_kind
+from .kinds import ADJUSTMENT, SUBTOTAL_ROWS, line_kind, subtotal_row
 from .models import CHAINED, Checkout, HandResult, LedgerEntry, LedgerHead, MatchResult
 from .payments import settle_payments
 from .recompute import hand_wins, seat_facts
@@ -468,7 +468,7 @@ def hand_lines_in_words(hand: Hand) -> list[dict[str, Any]]:
     for e in rows:
         adjustment = e.kind == LedgerEntry.Kind.ADJUSTMENT
         line = stored[e.line_no - 1] if e.line_no and e.line_no <= len(stored) else {}
-        kind = "adjustment" if adjustment else line_kind({"category": e.category, **line})
+        kind = ADJUSTMENT if adjustment else line_kind({"category": e.category, **line})
         out.append({
             "entry": e, "kind": kind, "adjustment": adjustment,
             "text": line_sentence(names[e.payer_seat], names[e.payee_seat], e.category,
@@ -793,7 +793,8 @@ def _tile_order(code: str) -> tuple[int, str]:
 
 @dataclass(frozen=True, slots=True)
 class SeatView:
-    """One seat on the hand page: its final tiles, how it won, its subtotals by kind."""
+    """One seat on the hand page: its final tiles, how it won, its subtotals by row
+    (:data:`~apps.ledgers.kinds.SUBTOTAL_ROWS`)."""
 
     seat: int
     name: str
@@ -844,22 +845,23 @@ def hand_view(hand: Hand) -> dict[str, Any]:
             e = line["entry"]
             sign = 1 if e.payee_seat == seat else -1 if e.payer_seat == seat else 0
             if sign:
-                subtotals[line["kind"]] = subtotals.get(line["kind"], 0) + sign * e.points
+                row = subtotal_row(line["kind"])
+                subtotals[row] = subtotals.get(row, 0) + sign * e.points
         seats.append(SeatView(
             seat=seat, name=names[seat], dealer=seat == hand.dealer,
             concealed=sorted(concealed, key=_tile_order), melds=melds,
             win_tile=win.tile.code if win is not None else None, how=how,
             subtotals=subtotals,
         ))
-    kinds = [k for k in KIND_NAMES if any(k in s.subtotals for s in seats)]
+    rows = [name for name, _ in SUBTOTAL_ROWS if any(name in s.subtotals for s in seats)]
     summary = (hand.settlement or {}).get("summary") or {}
     return {
         "variant_name": variant_name(hand.match.variant),
         "booked": hand.match.booked,
         "seats": seats,
         "kinds": [
-            {"name": KIND_NAMES[k], "cells": [s.subtotals.get(k, 0) for s in seats]}
-            for k in kinds
+            {"name": name, "cells": [s.subtotals.get(name, 0) for s in seats]}
+            for name in rows
         ],
         "lines": lines,
         "fanji": summary.get("fanji"),

@@ -10,10 +10,11 @@ import pytest
 from django.test import Client
 
 from apps.accounts.models import User
-from apps.ledgers.kinds import line_kind
+from apps.ledgers.kinds import SUBTOTAL_ROWS, line_kind
 from apps.ledgers.words import tiles_in_words
 from apps.matches.models import Hand
 from majiang.record import replay
+from majiang.settlement import LineKind
 from tests.support import factories
 from tests.support.factories import Table
 from tests.support.play import play, winning_policy
@@ -98,10 +99,38 @@ def test_subtotal_kinds_come_from_the_line_or_from_its_legacy_category() -> None
     assert line_kind({"category": "牌型:清七对"}) == "pattern"
     assert line_kind({"category": "转弯豆"}) == "dou"
     assert line_kind({"category": "补杠"}) == "kong"
-    assert line_kind({"category": "抢杠转移"}) == "call_transfer"
+    assert line_kind({"category": "抢杠转移"}) == "rob_transfer"
     assert line_kind({"category": "退税"}) == "tax_refund"
     assert line_kind({"category": "反查叫"}) == "chajiao"
-    assert line_kind({"category": "新花样"}) == "other"
+    assert line_kind({"category": "自摸"}) == "win"
+    # Every line the rules write has its row.
+    assert set(LineKind) <= {kind for _, kinds in SUBTOTAL_ROWS for kind in kinds}
+
+
+def _subtotal_rows(page: str) -> tuple[dict[str, list[int]], list[int]]:
+    """The hand page's 各家小计: each row's cells by its name, and the 合计 row."""
+    table = re.search(r'<table class="ledger subtotals">(.*?)</table>', page, re.S)
+    assert table is not None
+    body, foot = re.search(r"<tbody>(.*?)</tbody>.*?<tfoot>(.*?)</tfoot>", table.group(1),
+                           re.S).groups()
+    rows = {
+        name: [int(v) for v in re.findall(r"<td[^>]*>(-?\d+)</td>", cells)]
+        for name, cells in re.findall(r"<tr><td>([^<]+)</td>(.*?)</tr>", body, re.S)
+    }
+    return rows, [int(v) for v in re.findall(r"<td[^>]*>(-?\d+)</td>", foot)]
+
+
+@pytest.mark.parametrize("variant", ["duyun", "zigong"])
+def test_the_subtotal_rows_add_up_to_each_seats_total(variant: str) -> None:
+    """Every settlement line lands in a row (自摸, 连庄, 自摸加底 … included), so each seat's
+    rows add up to its 合计, which is the hand's settlement."""
+    table = won_table(variant)
+    client = client_for(table.players[0])
+    for hand in Hand.objects.filter(match=table.match):
+        rows, totals = _subtotal_rows(client.get(f"/ledgers/hands/{hand.pk}/").content.decode())
+        assert totals == hand.settlement["totals"]
+        if any(hand.settlement["totals"]):
+            assert [sum(column) for column in zip(*rows.values(), strict=True)] == totals, rows
 
 
 def test_notes_name_their_tiles() -> None:

@@ -151,8 +151,9 @@ class MyMatchOutput(serializers.Serializer[dict[str, Any]]):
 class HandLineOutput(serializers.Serializer[dict[str, Any]]):
     text = serializers.CharField(help_text="如「李四 付 张三 冲锋鸡 3分」")
     kind = serializers.CharField(
-        help_text="pattern 牌型, chicken 鸡, dou 豆, kong 杠, call_transfer 呼叫转移, "
-        "tax_refund 退税, baopai 包牌, chajiao 查叫, adjustment 调账, other 其他"
+        help_text="pattern 牌型, win 胡牌的其他部分（自摸、连庄、报听、萝卜等）, chicken 鸡, "
+        "dou 豆, kong 杠, call_transfer 呼叫转移, rob_transfer 抢杠转移, tax_refund 退税, "
+        "baopai 包牌, chajiao 查叫, adjustment 调账"
     )
     entry = LedgerEntryOutput()
     adjustment = serializers.BooleanField()
