@@ -378,12 +378,15 @@ FAN = re.compile(r"(\d+)番")
 
 def my_stats(*, user: User, filters: MyFilters | None = None) -> MyStats:
     """场次, 局数, 胡牌率, 点炮率, 自摸率, 平均得分, 最大番/牌型 and 累计 over the user's
-    matches in ``filters``, with the running total after each match (for the chart).
+    booked matches in ``filters`` (those the club ledger books: the hand results come from
+    it), with the running total after each match (for the chart). A 不记账 match (练习房,
+    a computer seat) is in the match list, not in these figures.
 
     How each hand was won (自摸, 点炮) comes from replaying its record with the rules
     package; the biggest win is the largest 牌型 line the user was paid.
     """
-    seats = my_match_seat_list(user=user, filters=filters)
+    seats = my_match_seat_list(user=user, filters=filters).filter(
+        match__in=Match.objects.filter(BOOKED))
     results = (
         HandResult.objects.filter(user=user, match_id__in=seats.values("match_id"))
         .values_list("seat", "won", "points", "amount", "match_id", "occurred_at",

@@ -61,6 +61,11 @@ def test_a_match_with_two_computers_shows_as_unbooked_and_the_ledger_holds_peopl
     assert "不记账" in mine.content.decode()
     other = next(i for i in mine.context["matches"] if i["match"].pk == booked.pk)
     assert other["booked"]
+    # Its figures are the booked match's alone, and they say so.
+    stats = mine.context["stats"]
+    assert (stats.matches, stats.hands, stats.points) == (
+        1, Hand.objects.filter(match=booked).count(), booked.totals[0])
+    assert "统计只算记账的对局" in mine.content.decode()
     api = owner.get("/api/ledgers/mine/").json()["results"]
     shown = {m["match"]: m for m in api}
     assert shown[unbooked.pk]["booked"] is False
