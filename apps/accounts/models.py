@@ -55,13 +55,14 @@ class ComputerLevel(models.TextChoices):
     STANDARD = "standard", "标准"
 
 
+COMPUTER_NAME_PREFIX = "电脑·"
 COMPUTER_GIVEN_NAMES = ("小梅", "阿竹", "小兰", "阿菊")
 """The computer seats' given names, by slot (1–4): 电脑·小梅 … 电脑·阿菊."""
 
 
 def computer_display_name(slot: int) -> str:
     """The 昵称 of a club's computer account number ``slot`` (1–4), e.g. 电脑·小梅."""
-    return f"电脑·{COMPUTER_GIVEN_NAMES[(slot - 1) % len(COMPUTER_GIVEN_NAMES)]}"
+    return f"{COMPUTER_NAME_PREFIX}{COMPUTER_GIVEN_NAMES[(slot - 1) % len(COMPUTER_GIVEN_NAMES)]}"
 
 
 class User(AbstractUser):  # type: ignore[django-manager-missing]
@@ -103,6 +104,12 @@ class User(AbstractUser):  # type: ignore[django-manager-missing]
         if self.is_computer and self.computer_level:
             return f"{name}（{self.get_computer_level_display()}）"
         return name
+
+    @property
+    def short_name(self) -> str:
+        """The name where room is short (a replay's seat tab): a computer's given name
+        (小梅 of 电脑·小梅), else the 昵称 (or the username)."""
+        return (self.display_name or self.username).removeprefix(COMPUTER_NAME_PREFIX)
 
     @property
     def is_bot(self) -> bool:

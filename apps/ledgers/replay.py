@@ -24,7 +24,7 @@ from majiang.state import Phase
 from majiang.tiles import Tile
 from majiang.wall import full_set, shuffled
 
-from .selectors import hand_lines_shown, replay_share_token, seat_names
+from .selectors import hand_lines_shown, replay_share_token
 from .words import tile_name
 
 __all__ = ["hand_replay", "replay_frames", "replay_share_token", "seed_check"]
@@ -365,7 +365,9 @@ def hand_replay(hand: Hand, *, user: User | None = None) -> dict[str, Any]:
     record = hand.record or {}
     settlement = hand.settlement or {}
     fanji = (settlement.get("summary") or {}).get("fanji")
-    names = seat_names(hand.match)
+    seats = {p.seat: p.user for p in MatchPlayer.objects.filter(match=hand.match)
+             .select_related("user")}
+    names = {seat: str(user) for seat, user in seats.items()}
     frames = replay_frames(record, names, fanji=str(fanji) if fanji else None)
     return {
         "hand": {
@@ -378,7 +380,8 @@ def hand_replay(hand: Hand, *, user: User | None = None) -> dict[str, Any]:
         "variant": record.get("variant"),
         "variant_name": variant_name(str(record.get("variant"))),
         "players": [
-            {"seat": s, "name": n, "wind": seat_label(s)} for s, n in sorted(names.items())
+            {"seat": s, "name": names[s], "short": seats[s].short_name, "wind": seat_label(s)}
+            for s in sorted(seats)
         ],
         "frames": frames,
         "settlement": settlement,

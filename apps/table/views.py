@@ -42,15 +42,17 @@ def play(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
         "phrases": PHRASES,
     }
     match = room.matches.filter(status=Match.Status.PLAYING).first()
-    computer_seats = (
+    computers = (
         [] if match is None or match.practice or my_seat is not None
-        else list(match.players.filter(computer=True).values_list("seat", flat=True))
+        else match.players.filter(computer=True).select_related("user").order_by("seat")
     )
     return render(
         request,
         "table/play.html",
         {"room": room, "config": config, "spectator": my_seat is None,
-         "computer_seats": [{"seat": s, "label": f"{s + 1}号位"} for s in computer_seats]},
+         # Named as the table shows them (小梅): its winds move with the dealer.
+         "computer_seats": [{"seat": p.seat, "label": f"接替{p.user.short_name}"}
+                            for p in computers]},
     )
 
 

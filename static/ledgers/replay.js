@@ -118,7 +118,7 @@ function buildPicker() {
   picker.replaceChildren(...data.players.map((p) => h("button", {
     type: "button", class: "seat-choice", role: "radio", "data-seat": String(p.seat),
     "aria-checked": "false", title: `从${p.name}的座位看`,
-  }, h("span", { class: "wind", text: p.wind }), h("span", { class: "name", text: p.name }))));
+  }, h("span", { class: "wind", text: p.wind }), h("span", { class: "name", text: p.short }))));
   picker.querySelectorAll("[data-seat]").forEach((b) =>
     b.addEventListener("click", () => setViewer(Number(b.dataset.seat))));
 }

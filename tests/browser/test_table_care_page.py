@@ -18,7 +18,7 @@ from majiang import get_variant
 from tests.support.start import match_start_dealt
 
 from . import test_table_page
-from .conftest import DESKTOP, PHONE, SCREENSHOTS, wait_until
+from .conftest import DESKTOP, PHONE, SCREENSHOTS, assert_no_sideways_scroll, wait_until
 from .fake_table import NAMES, FakeTable
 from .test_table_page import baogang_case3_round, duyun_round, open_page, zigong_room
 
@@ -179,13 +179,18 @@ def test_a_quick_phrase_shows_beside_the_seat_and_can_be_muted(browser, live_ser
     assert other.locator(".phrase-bubble").count() == 0
 
 
-def played_out_match() -> tuple[Any, list[Any], Any]:
-    """A room whose four players have played a 4-hand 都匀 match to its end (real server)."""
+def played_out_match(*, computer_names: bool = False) -> tuple[Any, list[Any], Any]:
+    """A room whose four players have played a 4-hand 都匀 match to its end (real server);
+    with ``computer_names``, seats 2 and 3 have the long names of computer accounts
+    (电脑·小梅（标准）)."""
     from apps.accounts.models import User
     from apps.clubs.models import Club, Membership, Room, RoomSeat
     from tests.matches.test_match_end import play_out_match
 
-    users = [User.objects.create_user(f"r{i}", display_name=NAMES[i]) for i in range(4)]
+    long_names = {2: "电脑·小梅", 3: "电脑·阿竹"} if computer_names else {}
+    users = [User.objects.create_user(
+        f"r{i}", display_name=long_names.get(i, NAMES[i]), is_computer=i in long_names,
+        computer_level="standard" if i in long_names else "") for i in range(4)]
     club = Club.objects.create(name="再来圈", invite_code="AGAIN1")
     for i, user in enumerate(users):
         Membership.objects.create(club=club, user=user, role="owner" if i == 0 else "member")
@@ -207,7 +212,7 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 @pytest.mark.parametrize("size", SIZES)
 def test_the_result_image_downloads_as_a_png_of_the_standings(browser, live_server, size):
-    seats_room, users, match = played_out_match()
+    seats_room, users, match = played_out_match(computer_names=True)
     client = Client()
     client.force_login(users[0])
     context = browser.new_context(viewport=SIZES[size], locale="zh-CN", accept_downloads=True)
@@ -216,6 +221,9 @@ def test_the_result_image_downloads_as_a_png_of_the_standings(browser, live_serv
     page = context.new_page()
     page.goto(f"{live_server.url}/rooms/{seats_room.code}/result/{match.pk}/")
     page.wait_for_selector("#result-image:visible")
+    # Four seats, two with long names and one with 大赢家, fit the width of a phone.
+    assert page.eval_on_selector(".standings-wrap", "e => e.scrollWidth <= e.clientWidth")
+    assert_no_sideways_scroll(page)
     with page.expect_download() as info:
         page.click("#result-image")
     download = info.value
@@ -227,7 +235,7 @@ def test_the_result_image_downloads_as_a_png_of_the_standings(browser, live_serv
     shown = page.eval_on_selector("#result-image-preview", "e => [e.naturalWidth, e.src]")
     assert shown[0] == png_size(data)[0] and shown[1].startswith("data:image/png;base64,")
     Path(f"/tmp/table47-result-{size}.png").write_bytes(data)
-    page.screenshot(path=f"/tmp/table47-result-page-{size}.png", full_page=True)
+    page.screenshot(path=str(SCREENSHOTS / f"result-page-{size}.png"), full_page=True)
     context.close()
 
 

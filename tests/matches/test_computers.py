@@ -14,6 +14,7 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.core.management import call_command
 from django.db.models import F
+from django.test import Client
 from django.utils import timezone
 
 from apps.accounts.models import User
@@ -250,6 +251,12 @@ def test_a_member_takes_a_computer_seat_in_the_lobby_and_between_hands() -> None
     with pytest.raises(MatchError) as refused:
         computer.match_seat_take(match_id=match.pk, user=member, seat=2)
     assert refused.value.message == "只能在两局之间接替电脑"
+    # The spectator's table page offers the computers' seats by the names the table shows.
+    page = Client()
+    page.force_login(member)
+    text = page.get(f"/rooms/{room.code}/play/").content.decode()
+    assert "你在旁观" in text
+    assert [f"接替{name}" in text for name in ("小梅", "阿竹")] == [True, True]
     for _ in range(2000):
         match.refresh_from_db()
         if match.stage != Match.Stage.HAND:
