@@ -56,6 +56,7 @@ from .protocol import (
     message_type,
     parse_hello,
     parse_phrase,
+    parse_ping,
     parse_room_message,
     request_id,
 )
@@ -497,6 +498,11 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     def _reply_id(self) -> dict[str, Any]:
         return {} if self.asked is None else {"id": self.asked}
 
+    async def _ping(self, content: dict[str, Any]) -> None:
+        """Answer at once (the page's check that a quiet socket is still alive)."""
+        parse_ping(content)
+        await self.send_json({"type": "pong", **self._reply_id()})
+
     async def _phrase(self, content: dict[str, Any]) -> None:
         """Send a quick phrase to the table (not versioned, not logged)."""
         self._check_seat()
@@ -520,7 +526,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self.send_json({"type": "rematch", "v": self.shown, **state, **self._reply_id()})
 
     handlers: ClassVar[dict[str | None, str]] = {
-        "hello": "_hello", "phrase": "_phrase", **dict.fromkeys(ROOM_MESSAGES, "_room_message"),
+        "hello": "_hello", "phrase": "_phrase", "ping": "_ping",
+        **dict.fromkeys(ROOM_MESSAGES, "_room_message"),
     }
     """The methods that answer messages here rather than by the match service (``_act``)."""
 

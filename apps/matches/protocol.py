@@ -180,6 +180,13 @@ def parse_hello(data: dict[str, Any]) -> int | None:
     return since
 
 
+def parse_ping(data: dict[str, Any]) -> None:
+    """Check a ``ping``: raises :class:`MatchError` (``malformed``) for a field besides
+    ``type`` and ``id``."""
+    if not set(data) <= {"type", "id"}:
+        raise MatchError("malformed", "消息里有不认识的字段")
+
+
 def message_type(data: Any) -> str | None:
     """The ``type`` of a decoded client message; ``None`` when it is not an object with a
     text ``type`` (a list or an object there names no type)."""

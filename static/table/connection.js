@@ -1,6 +1,12 @@
 // A WebSocket that reconnects by itself. It reports its status ("connecting", "open",
 // "closed") so the page can show the reconnect banner, and re-sends the resume message
-// (with the last version seen) every time it opens.
+// (with the last version seen) every time it opens. A socket can also die in silence (a
+// phone that lost its signal gets no close for minutes): after QUIET_MS without a frame it
+// sends `ping`, and when nothing at all comes within ANSWER_MS more it replaces the socket,
+// which shows the banner until a new one opens.
+
+const QUIET_MS = 10_000;
+const ANSWER_MS = 5_000;
 
 export class Connection {
   constructor(path, { onMessage, onStatus, hello }) {
@@ -12,6 +18,9 @@ export class Connection {
     this.delay = 500;
     this.stopped = false;
     this.ws = null;
+    this.heardAt = 0;
+    this.pingedAt = null;
+    setInterval(() => this.checkAlive(), 1000);
   }
 
   connect() {
@@ -20,13 +29,18 @@ export class Connection {
     this.ws = ws;
     ws.addEventListener("open", () => {
       this.delay = 500;
+      this.heardAt = Date.now();
+      this.pingedAt = null;
       const hello = this.hello();
       if (hello) ws.send(JSON.stringify(hello));
       this.onStatus("open");
     });
     ws.addEventListener("message", (ev) => {
+      this.heardAt = Date.now();
+      this.pingedAt = null;
       let msg;
       try { msg = JSON.parse(ev.data); } catch { return; }
+      if (msg.type === "pong") return;
       this.onMessage(msg);
     });
     ws.addEventListener("close", (ev) => {
@@ -49,6 +63,22 @@ export class Connection {
       setTimeout(() => this.connect(), this.delay);
       this.delay = Math.min(this.delay * 2, 5000);
     });
+  }
+
+  /** Ping a quiet socket; replace one that did not answer (see the top of this file). */
+  checkAlive() {
+    const ws = this.ws;
+    if (this.stopped || !ws || ws.readyState !== WebSocket.OPEN) return;
+    const now = Date.now();
+    if (this.pingedAt === null) {
+      if (now - this.heardAt >= QUIET_MS) {
+        ws.send(JSON.stringify({ type: "ping" }));
+        this.pingedAt = now;
+      }
+    } else if (now - this.pingedAt >= ANSWER_MS) {
+      this.connect(); // the old socket's events are ignored from now on
+      ws.close();
+    }
   }
 
   send(obj) {

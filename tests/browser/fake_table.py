@@ -54,11 +54,17 @@ class FakeTable:
         self.last_settlement: dict[str, Any] | None = None
         self.outage = False
         """While set, every message is answered as a server without its database would."""
+        self.offline = False
+        """While set, the open sockets hear nothing and answer nothing, and new ones fail:
+        a phone that lost its signal."""
 
     def attach(self, page: Any, viewer: int | None) -> None:
         """Answer ``page``'s table socket as ``viewer`` (a seat, or None for a spectator)."""
 
         def handler(ws: Any) -> None:
+            if self.offline:  # the connection fails as with no network
+                ws.close()
+                return
             self.routes.append((ws, viewer))
             ws.on_message(lambda message: self._receive(ws, viewer, message))
             ws.on_close(lambda *_: self._closed(ws))
@@ -121,11 +127,17 @@ class FakeTable:
         return out
 
     def _send(self, ws: Any, frame: dict[str, Any]) -> None:
-        ws.send(json.dumps(frame, ensure_ascii=False))
+        if not self.offline:
+            ws.send(json.dumps(frame, ensure_ascii=False))
 
     def _receive(self, ws: Any, viewer: int | None, message: str | bytes) -> None:
         data = json.loads(message)
         self.sent.append({"viewer": viewer, **data})
+        if self.offline:
+            return
+        if data["type"] == "ping":
+            self._send(ws, {"type": "pong"})
+            return
         if self.outage:
             self._send(ws, UNAVAILABLE)
             return

@@ -66,7 +66,10 @@ def open_page(
     *,
     size: dict[str, int] = PHONE,
     code: str = "123456",
+    clock: bool = False,
 ) -> Any:
+    """The table page of ``user`` as ``viewer``, answered by ``table``; with ``clock``, the
+    page's timers run on Playwright's clock, which the test moves."""
     client = Client()
     client.force_login(user)
     context = browser.new_context(viewport=size, locale="zh-CN")
@@ -80,6 +83,8 @@ def open_page(
         ]
     )
     page = context.new_page()
+    if clock:
+        page.clock.install()
     table.attach(page, viewer)
     page.goto(f"{live_server.url}/rooms/{code}/play/")
     return page
@@ -576,6 +581,34 @@ def test_database_outage_shows_reconnecting_and_resyncs_until_back(browser, live
     assert page.is_visible("#reconnect-banner")
     table.outage = False
     page.wait_for_selector("#reconnect-banner", state="hidden", timeout=8000)
+
+
+def test_a_silent_socket_is_pinged_then_replaced_and_the_table_comes_back(
+    browser, live_server, room
+):
+    """A phone that lost its signal keeps a socket that says nothing: the page pings after
+    10 s of quiet, shows 连接已断开 5 s later and reconnects until the network is back."""
+    table = FakeTable(duyun_round())
+    page = open_page(browser, live_server, room["users"][0], table, 0, clock=True)
+    page.wait_for_selector("#my-hand .tile")
+    pings = lambda: sum(m["type"] == "ping" for m in table.sent)  # noqa: E731
+    page.clock.run_for(11_000)  # a quiet table, a live socket: ping, pong
+    assert pings() == 1 and page.is_hidden("#reconnect-banner")
+    page.clock.run_for(11_000)
+    assert pings() == 2 and page.is_hidden("#reconnect-banner")
+    table.offline = True
+    page.clock.run_for(11_000 + 5_000)  # the ping goes unanswered
+    assert pings() == 3
+    page.wait_for_selector("#reconnect-banner:visible")
+    assert "连接已断开" in page.inner_text("#reconnect-banner")
+    page.clock.run_for(20_000)  # reconnecting fails while the network is away
+    assert page.is_visible("#reconnect-banner")
+    table.offline = False
+    hellos = sum(m["type"] == "hello" for m in table.sent)
+    page.clock.run_for(6_000)  # the next attempt opens, resumes and shows the table again
+    page.wait_for_selector("#reconnect-banner", state="hidden")
+    assert sum(m["type"] == "hello" for m in table.sent) == hellos + 1
+    page.wait_for_selector("#my-hand .tile")
 
 
 class _TooManyPages:

@@ -451,6 +451,11 @@ async def refusals(game: Game) -> None:
     await act(other, {"type": "dissolve_vote", "agree": True}, expect="no_vote")
     await act(other, {"type": "phrase", "phrase": "rude"}, expect="unknown_phrase",
               well_formed=False)
+    await act(other, {"type": "ping", "seat": 1}, expect="malformed", well_formed=False)
+    # A ping is answered at once, with its id, whoever sends it (a spectator too).
+    for conn in (game.conns[other], game.conns[SPECTATOR]):
+        await conn.send({"type": "ping", "id": "p1"})
+        assert await conn.until(lambda f: f["type"] == "pong") == {"type": "pong", "id": "p1"}
 
 
 async def phrases(game: Game) -> None:
