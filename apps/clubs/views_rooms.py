@@ -10,6 +10,8 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import NON_FIELD_ERRORS
+from django.forms import BaseForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -54,6 +56,13 @@ def _chosen_variant(request: HttpRequest, club: Club, fallback: str | None) -> s
     if variant_id not in VARIANTS:
         raise ClubNotFound("没有这种玩法")
     return variant_id
+
+
+def _invalid_fields(*forms: BaseForm) -> list[dict[str, str]]:
+    """The fields that a rejected form wants changed (label and input id), for the notice
+    at its top: the page comes back scrolled to the top, far from a field's own error."""
+    return [{"label": str(form[name].label), "id": form[name].id_for_label}
+            for form in forms for name in form.errors if name != NON_FIELD_ERRORS]
 
 
 def _require_manager(club: Club, request: HttpRequest, message: str) -> None:
@@ -116,6 +125,7 @@ def template_edit(
             "name_form": name_form,
             "settings_form": settings_form,
             "computers_form": computers_form,
+            "invalid": _invalid_fields(name_form, settings_form, computers_form),
         },
         status=status,
     )
@@ -192,6 +202,7 @@ def room_create(request: AuthenticatedHttpRequest, club_id: int) -> HttpResponse
             "room_form": room_form,
             "settings_form": settings_form,
             "practice": source.get("practice") == "1",
+            "invalid": _invalid_fields(room_form, settings_form),
         },
         status=status,
     )
@@ -256,7 +267,8 @@ def room_practice_open(
     request: AuthenticatedHttpRequest, club_id: int, variant_id: str
 ) -> HttpResponse:
     """练习房 in one tap: the game's default rules, its opener with computers in every
-    other seat (the full form, 自定义练习, stays for other rules)."""
+    other seat, and the match started (the computers are ready at once), so the tap lands
+    at the table (the full form, 自定义练习, stays for other rules)."""
     club = selectors.club_get_for_member(club_id=club_id, user=request.user)
     if variant_id not in {v.id for v in selectors.club_variants(club)}:
         messages.error(request, "本圈没有这种玩法")
@@ -268,8 +280,8 @@ def room_practice_open(
     except InvalidInputError as error:
         messages.error(request, "；".join(m for ms in error.message_dict.values() for m in ms))
         return redirect("clubs:detail", club_id=club.pk)
-    messages.success(request, f"练习房 {room.code} 已开好，电脑已坐满其他座位")
-    return redirect("clubs:lobby", code=room.code)
+    room_services.room_ready_set(room=room, user=request.user, ready=True)
+    return redirect("table:play", code=room.code)
 
 
 def rules_page(request: HttpRequest, variant_id: str) -> HttpResponse:

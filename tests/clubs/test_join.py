@@ -251,8 +251,8 @@ def test_home_for_a_new_user_offers_two_next_steps(db: Any) -> None:
     client.force_login(make_user("newbie", "新人"))
     page = client.get("/").content.decode()
     assert "创建亲友圈" in page
-    assert "输入邀请码" in page
-    assert "输入房间号 / 邀请码" in page
+    assert page.count("输入房间号 / 邀请码") == 1  # one box to type the code in, not two
+    assert page.count('id="code-box"') == 1
 
 
 def test_landing_page_for_visitors(db: Any) -> None:
@@ -269,6 +269,11 @@ def test_online_members_are_counted(world: World) -> None:
     assert selectors.club_online_count(world.club) == 1
     assert [str(u) for u in selectors.club_online_members(world.club)] == ["王五"]
     assert "1 人在线" in world.client("owner").get("/").content.decode()
+    # The club's page counts and lists its viewer too, before the page's socket says so.
+    page = world.client("owner").get(f"/clubs/{world.club.pk}/").content.decode()
+    listed = page.split("在线：", 1)[1].split("</p>", 1)[0]
+    assert '<span id="online-count">2</span> 人在线' in page
+    assert "王五" in listed and str(world.owner) in listed
 
 
 def test_reset_link_for_a_member_without_email(world: World) -> None:

@@ -198,7 +198,13 @@ def test_bad_setting_on_the_page_shows_errors_and_saves_nothing(world: World) ->
     before = db_snapshot()
     response = world.client("owner").post(f"/clubs/{world.club.pk}/templates/new/", data)
     assert response.status_code == 400
-    assert "errorlist" in response.content.decode()
+    page = response.content.decode()
+    assert "errorlist" in page
+    # The page comes back at its top, which names the field and links to it.
+    notice = page.split('id="form-problems">', 1)[1].split("</p>", 1)[0]
+    assert notice.startswith("还有 1 项需要修改：")
+    target = notice.split('<a href="#', 1)[1].split('"', 1)[0]
+    assert f'">{setting.label}</a>' in notice and f'id="{target}"' in page
     assert db_snapshot() == before
 
 
