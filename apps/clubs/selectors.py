@@ -322,7 +322,9 @@ def lobby_state(room: Room) -> dict[str, Any]:
         "name": room.name,
         "club_id": room.club_id,
         "status": room.status,
-        "status_display": room.get_status_display(),
+        # A room closes when its match ends, and 再来一场 opens it again: say what happened.
+        "status_display": "本场已结束" if room.status == Room.Status.CLOSED
+        and room.matches.exists() else room.get_status_display(),
         "variant": room.variant,
         "variant_name": variant_name(room.variant),
         "stake_label": stake_label(room.variant),

@@ -51,6 +51,7 @@ def test_standings_show_every_hand_the_big_winner_and_an_image(make_table: Any) 
 
     lobby = client_of(table.users[0]).get(f"/rooms/{table.room.code}/").content.decode()
     assert "上一场成绩" in lobby and 'id="seats" class="seats" hidden' in lobby
+    assert '<span id="room-status">本场已结束</span>' in lobby  # not 已关闭 beside 再来一场
 
 
 def test_a_dissolved_match_says_so_in_its_standings_and_room(make_table: Any) -> None:
