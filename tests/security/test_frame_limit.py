@@ -48,3 +48,4 @@ def test_a_message_over_1_mib_is_closed_with_1009(_live_services: str) -> None:
         # Below the protocol limit, the table's own 4 KiB limit answers with an error.
         code, reply = asyncio.run(_send(web.port, table.room.code, cookie, 5000))
         assert code is None and '"too_large"' in reply
+
