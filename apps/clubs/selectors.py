@@ -16,8 +16,9 @@ from django.db.models import (
     When,
 )
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 
-from apps.accounts.models import User
+from apps.accounts.models import ONLINE_WINDOW, User
 from apps.matches.models import Match
 from majiang.variant import Variant
 from majiang.variants import VARIANTS, player_variants
@@ -83,9 +84,14 @@ def club_online_count(club: Club) -> int:
 
 
 def club_online_user_ids(club: Club) -> set[int]:
-    """The IDs of the club's members who have its page or one of its rooms open."""
+    """The IDs of the club's members who are online (在线): those who have its page or one
+    of its rooms open, and those seen anywhere within ``ONLINE_WINDOW`` (at a table, whose
+    heartbeat keeps them seen), as each member's own badge says."""
     member_ids = Membership.objects.filter(club=club).values_list("user_id", flat=True)
-    return presence.online_user_ids(club_id=club.pk, user_ids=member_ids)
+    seen = User.objects.filter(
+        pk__in=member_ids, last_seen__gte=timezone.now() - ONLINE_WINDOW
+    ).values_list("pk", flat=True)
+    return presence.online_user_ids(club_id=club.pk, user_ids=member_ids) | set(seen)
 
 
 def club_online_members(club: Club) -> list[User]:

@@ -300,9 +300,7 @@ def club_detail(request: HttpRequest, club_id: int) -> HttpResponse:
     if role is None:
         return join_page(request, club)
     is_manager = role in MANAGERS
-    # The viewer is online here, even before this page's socket has said so (the count
-    # that the socket keeps up to date includes it at once).
-    online = sorted({*selectors.club_online_members(club), request.user}, key=str)
+    online = selectors.club_online_members(club)
     return render(
         request,
         "clubs/club_detail.html",

@@ -265,8 +265,9 @@ def my_match_rows(*, user: User, seats: Iterable[MatchPlayer]) -> list[dict[str,
     """我的战绩 rows of ``seats`` (e.g. one page of :func:`my_match_seat_list`), each with
     the game's name, the opponents, the user's per-hand results, total and rank.
 
-    Four queries in all (the seats, the matches' players, the user's hand results and
-    match results), however many seats there are.
+    Five queries in all (the seats, the matches' players, the user's hand results, match
+    results and 调账), however many seats there are. A match's points include the owner's
+    调账 (``adjustment``: the user's net of them, or ``None``), as the ledger counts them.
     """
     seats = list(seats)
     match_ids = [player.match_id for player in seats]
@@ -287,13 +288,15 @@ def my_match_rows(*, user: User, seats: Iterable[MatchPlayer]) -> list[dict[str,
     for m in MatchResult.objects.filter(match_id__in=match_ids, user=user):
         results.setdefault(m.match_id, m)
     unbooked = _unbooked_hand_points({p.match_id: p.seat for p in seats if not p.match.booked})
+    adjusted = _my_adjustments(user=user, match_ids=match_ids)
     rows = []
     for player in seats:
         mine_hands = unbooked.get(player.match_id) or [
             {"hand": r.hand, "points": r.points, "amount": r.amount, "won": r.won}
             for r in hands[player.match_id]
         ]
-        points = sum(h["points"] for h in mine_hands)
+        adjustment = adjusted.get(player.match_id)
+        points = sum(h["points"] for h in mine_hands) + (adjustment or (0, 0))[0]
         totals = [int(t) for t in player.match.totals] or [0]
         mine_total = totals[player.seat] if player.seat < len(totals) else points
         rows.append({
@@ -304,12 +307,27 @@ def my_match_rows(*, user: User, seats: Iterable[MatchPlayer]) -> list[dict[str,
             "opponents": others[player.match_id],
             "hands": mine_hands,
             "points": points,
-            "amount": sum(h["amount"] for h in mine_hands),
+            "amount": sum(h["amount"] for h in mine_hands) + (adjustment or (0, 0))[1],
+            "adjustment": adjustment[0] if adjustment else None,
             "stake": base_stake(player.match),
             "rank": 1 + sum(1 for t in totals if t > mine_total),
             "result": results.get(player.match_id),
         })
     return rows
+
+
+def _my_adjustments(*, user: User, match_ids: Iterable[int]) -> dict[int, tuple[int, int]]:
+    """The user's net 调账 (points, amount) in each of ``match_ids`` that has one, as the
+    ledger books them (so 战绩 agrees with the ledger and 结账). One query."""
+    out: dict[int, tuple[int, int]] = {}
+    for e in LedgerEntry.objects.filter(
+        Q(payer=user) | Q(payee=user), match_id__in=match_ids,
+        kind=LedgerEntry.Kind.ADJUSTMENT,
+    ).values("match_id", "payer_id", "payee_id", "points", "amount"):
+        sign = (e["payee_id"] == user.pk) - (e["payer_id"] == user.pk)
+        points, amount = out.get(e["match_id"], (0, 0))
+        out[e["match_id"]] = (points + sign * e["points"], amount + sign * e["amount"])
+    return out
 
 
 def _unbooked_hand_points(seats: dict[int, int]) -> dict[int, list[dict[str, Any]]]:
@@ -378,15 +396,16 @@ FAN = re.compile(r"(\d+)番")
 
 def my_stats(*, user: User, filters: MyFilters | None = None) -> MyStats:
     """场次, 局数, 胡牌率, 点炮率, 自摸率, 平均得分, 最大番/牌型 and 累计 over the user's
-    booked matches in ``filters`` (those the club ledger books: the hand results come from
-    it), with the running total after each match (for the chart). A 不记账 match (练习房,
-    a computer seat) is in the match list, not in these figures.
+    booked matches in ``filters`` that have ended (those the club ledger books: the hand
+    results and 调账 come from it), with the running total after each match (for the
+    chart). A 不记账 match (练习房, a computer seat) or one still being played is in the
+    match list, not in these figures.
 
     How each hand was won (自摸, 点炮) comes from replaying its record with the rules
     package; the biggest win is the largest 牌型 line the user was paid.
     """
     seats = my_match_seat_list(user=user, filters=filters).filter(
-        match__in=Match.objects.filter(BOOKED))
+        match__in=Match.objects.filter(BOOKED).exclude(status=Match.Status.PLAYING))
     results = (
         HandResult.objects.filter(user=user, match_id__in=seats.values("match_id"))
         .values_list("seat", "won", "points", "amount", "match_id", "occurred_at",
@@ -417,6 +436,13 @@ def my_stats(*, user: User, filters: MyFilters | None = None) -> MyStats:
                 best = category_in_words(category) + (
                     f" {fan.group(1)}番" if fan else f" {line['points']}分"
                 )
+    for match_id, (p, a) in _my_adjustments(
+        user=user, match_ids=seats.values_list("match_id", flat=True)
+    ).items():  # 调账, with the match it corrects
+        points += p
+        amount += a
+        when, total = per_match.get(match_id, (timezone.now(), 0))
+        per_match[match_id] = (when, total + p)
     running, chart = 0, []
     for when, total in sorted(per_match.values(), key=lambda item: item[0]):
         running += total
@@ -763,21 +789,31 @@ def club_match_list(*, access: LedgerAccess, filters: LedgerFilters) -> QuerySet
 
 
 def club_match_rows(matches: Iterable[Match]) -> list[dict[str, Any]]:
-    """Rows of a match list: date, room, game, and each player's name and points so far."""
+    """Rows of a match list: date, room, game, and each player's name and points so far,
+    the owner's 调账 included (as the ledger's totals and 结账 count them)."""
     matches = list(matches)
     players: dict[int, list[MatchPlayer]] = {m.pk: [] for m in matches}
     for p in MatchPlayer.objects.filter(match__in=matches).select_related("user").order_by(
         "seat"
     ):
         players[p.match_id].append(p)
+    adjusted: dict[tuple[int, int], int] = {}
+    for e in LedgerEntry.objects.filter(
+        match__in=matches, kind=LedgerEntry.Kind.ADJUSTMENT
+    ).values("match_id", "payer_id", "payee_id", "points"):
+        for user_id, sign in ((e["payee_id"], 1), (e["payer_id"], -1)):
+            key = (e["match_id"], user_id)
+            adjusted[key] = adjusted.get(key, 0) + sign * e["points"]
     return [
         {
             "match": m,
             "booked": m.booked,
             "variant_name": variant_name(m.variant),
+            "adjusted": any(key[0] == m.pk for key in adjusted),
             "players": [
                 {"name": str(p.user),
-                 "points": m.totals[p.seat] if p.seat < len(m.totals) else 0}
+                 "points": (m.totals[p.seat] if p.seat < len(m.totals) else 0)
+                 + adjusted.get((m.pk, p.user_id), 0)}
                 for p in players[m.pk]
             ],
         }

@@ -27,8 +27,8 @@ def test_my_clubs_count_every_member(world: World) -> None:
     counts = {c.pk: c.member_count for c in selectors.club_list_for_user(user=world.member)}
     assert counts == {other.pk: 5}  # owner, admin, two members and the newcomer
     page = world.client("member").get("/").content.decode()
-    assert "5 人" in page
-    assert "1 人" not in page
+    assert "5 人 ·" in page
+    assert "1 人 ·" not in page
 
 
 def test_room_link_shows_a_non_member_the_club_and_apply(world: World) -> None:
@@ -268,8 +268,9 @@ def test_online_members_are_counted(world: World) -> None:
     assert presence_mark(club_id=world.club.pk, user_id=world.member.pk) is False
     assert selectors.club_online_count(world.club) == 1
     assert [str(u) for u in selectors.club_online_members(world.club)] == ["王五"]
-    assert "1 人在线" in world.client("owner").get("/").content.decode()
-    # The club's page counts and lists its viewer too, before the page's socket says so.
+    # A member seen within five minutes (at a table, on any page) is online too, as the
+    # member's own badge says: here the owner, who opens a page, and counts and lists.
+    assert "2 人在线" in world.client("owner").get("/").content.decode()
     page = world.client("owner").get(f"/clubs/{world.club.pk}/").content.decode()
     listed = page.split("在线：", 1)[1].split("</p>", 1)[0]
     assert '<span id="online-count">2</span> 人在线' in page
@@ -334,7 +335,7 @@ def test_club_tables_are_served_to_members_only(world: World) -> None:
     body = world.client("member2").get(f"/clubs/{world.club.pk}/tables/").json()
     assert f'data-room="{world.room.code}"' in body["tables_html"]
     assert "王五" in body["tables_html"]
-    assert body["online"] == 0
+    assert body["online"] == 1  # the member asking, who is seen (在线)
     refused = world.client("outsider").get(f"/clubs/{world.club.pk}/tables/")
     assert refused.status_code == 404
     assert refused.json() == {"error": "亲友圈不存在"}

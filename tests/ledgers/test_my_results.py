@@ -169,3 +169,46 @@ def test_filters_narrow_the_list_and_a_bad_value_says_why(played: Played) -> Non
         page = response.content.decode()
         assert response.status_code == 400 and message in page, query
         assert summaries(page) == [] and 'id="my-stats"' not in page, query
+
+
+def test_an_adjustment_counts_in_the_card_and_the_figures_as_in_the_ledger(
+    played: Played,
+) -> None:
+    """战绩 agrees with the ledger and 结账 after the owner's 调账: the match's card shows
+    it as a line and in its total, and 累计 includes it."""
+    from apps.ledgers import services
+
+    owner, payer, payee = played.players[0], played.players[1], played.players[2]
+    before = client_for(payer).get("/ledgers/mine/", {"club": played.home.pk}).context
+    services.ledger_adjustment_create(
+        club=played.home, actor=owner, match_id=played.duyun.pk, payer_id=payer.pk,
+        payee_id=payee.pk, points=3, reason="记错了一家",
+    )
+    for user, sign in ((payer, -1), (payee, 1)):
+        page = client_for(user).get("/ledgers/mine/", {"club": played.home.pk})
+        card = next(i for i in page.context["matches"] if i["match"].pk == played.duyun.pk)
+        hands = sum(h["points"] for h in card["hands"])
+        assert card["adjustment"] == 3 * sign and card["points"] == hands + 3 * sign
+        assert "<td>调账</td>" in page.content.decode()
+        ledger = client_for(owner).get(f"/ledgers/clubs/{played.home.pk}/").context
+        booked = next(r for r in ledger["totals"] if r["user_id"] == user.pk)
+        assert page.context["stats"].points == booked["points"]
+    assert client_for(payer).get("/ledgers/mine/", {"club": played.home.pk}).context[
+        "stats"].points == before["stats"].points - 3
+    # The club ledger's match rows carry it too, and say so.
+    ledger = client_for(owner).get(f"/ledgers/clubs/{played.home.pk}/")
+    row = next(r for r in ledger.context["matches"] if r["match"].pk == played.duyun.pk)
+    shown = {p["name"]: p["points"] for p in row["players"]}
+    totals = played.duyun.totals
+    assert (shown[str(payer)], shown[str(payee)]) == (totals[1] - 3, totals[2] + 3)
+    assert row["adjusted"] and "含调账" in ledger.content.decode()
+
+
+def test_a_match_still_being_played_is_listed_but_not_counted(played: Played) -> None:
+    room = factories.started_room(played.home, played.players, "duyun")
+    playing = Match.objects.get(room=room)
+    page = client_for(played.players[0]).get("/ledgers/mine/", {"club": played.home.pk})
+    card = next(i for i in page.context["matches"] if i["match"].pk == playing.pk)
+    assert card["match"].status == Match.Status.PLAYING
+    assert page.context["stats"].matches == 1  # the finished 都匀 match alone
+    assert "第1名" not in next(s for s in summaries(page.content.decode()) if "对局中" in s)

@@ -316,8 +316,8 @@ def test_my_results_makes_as_many_queries_for_25_matches_as_for_5(db: None) -> N
     assert len(rooms_shown(page)) == 20 and "第 1 / 2 页" in page
     assert many == few
 
-    # The selector behind the API: four queries, however many matches.
+    # The selector behind the API: five queries, however many matches.
     with CaptureQueriesContext(connection) as queries:
         rows = selectors.my_match_list(user=players[0])
-    assert len(rows) == 25 and len(queries) == 4
+    assert len(rows) == 25 and len(queries) == 5
     assert all(len(row["hands"]) == 2 and row["result"].big_winner for row in rows)

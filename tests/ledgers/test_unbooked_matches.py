@@ -65,7 +65,7 @@ def test_a_match_with_two_computers_shows_as_unbooked_and_the_ledger_holds_peopl
     stats = mine.context["stats"]
     assert (stats.matches, stats.hands, stats.points) == (
         1, Hand.objects.filter(match=booked).count(), booked.totals[0])
-    assert "统计只算记账的对局" in mine.content.decode()
+    assert "统计只算打完的记账对局" in mine.content.decode()
     api = owner.get("/api/ledgers/mine/").json()["results"]
     shown = {m["match"]: m for m in api}
     assert shown[unbooked.pk]["booked"] is False
