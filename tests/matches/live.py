@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from asgiref.sync import sync_to_async
+
 from apps.matches import state
-from apps.matches.frames import view_version
+from apps.matches.frames import view_version, viewer_events
 from apps.matches.models import Match, MatchEvent
 from majiang.record import replay
 from tests.support.ws import TableClient
@@ -29,16 +31,33 @@ async def play_moves(clients: list[TableClient], moves: int | None = None) -> in
 
 
 async def play_one(clients: list[TableClient]) -> None:
-    """Let the first seat with something to do make its simple move; check every update."""
+    """Let the first seat with something to do make its simple move; check the update of
+    each seat that the log says may see something of it (H2: another seat's pass in a
+    window still open shows the others nothing, so they get no frame)."""
     seat, move = next(
         (s, m) for s, c in enumerate(clients) if (m := choose(c.latest["observation"]))
     )
+    match_id = clients[seat].latest["table"]["match"]
+    since = await sync_to_async(_log_position)(match_id)
     await clients[seat].send({**move, "v": clients[seat].v})
-    for client in clients:
+    for viewer in [seat, *(s for s in range(len(clients)) if s != seat)]:
+        client = clients[viewer]
+        if viewer != seat and not await sync_to_async(_frame_due)(match_id, since, viewer):
+            continue  # the mover's frame came after the commit: the log is complete
         before = client.v
         frame = await client.recv()
         assert frame["type"] == "update", frame
         assert frame["from"] == before, (frame["from"], before)
+
+
+def _log_position(match_id: int) -> int:
+    return Match.objects.get(pk=match_id).version
+
+
+def _frame_due(match_id: int, since: int, viewer: int) -> bool:
+    """Whether the log after position ``since`` holds an event ``viewer`` may see."""
+    return bool(viewer_events(MatchEvent.objects.filter(match_id=match_id, seq__gt=since),
+                              viewer))
 
 
 def assert_versions_once_in_order(client: TableClient, start: int, end: int) -> None:

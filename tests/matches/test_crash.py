@@ -54,7 +54,6 @@ async def _crash_and_resume(web: Any, code: str, cookies: list[str]) -> list[Tab
         before = client.v
         frame = await client.open(since=before)
         assert frame["type"] == "catchup" and frame["from"] == before, frame
-    assert len({c.v for c in clients}) == 1
     await play_moves(clients)
     for client in clients:
         await client.close()
