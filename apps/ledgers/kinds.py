@@ -8,13 +8,9 @@ adjustment (调账) is a row of its own.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from majiang.settlement import LineKind
-from majiang.settlement import line_kind as rules_line_kind
 
-__all__ = ["ADJUSTMENT", "SUBTOTAL_ROWS", "line_kind", "subtotal_row"]
+__all__ = ["ADJUSTMENT", "SUBTOTAL_ROWS", "subtotal_row"]
 
 ADJUSTMENT = "adjustment"
 """The kind of an owner's adjustment (调账), which is no settlement line of the rules."""
@@ -31,11 +27,6 @@ SUBTOTAL_ROWS: tuple[tuple[str, frozenset[str]], ...] = (
 )
 """The subtotal rows in order, each with the kinds it sums: the groups of the table's
 settlement screen (``static/table/settlement.js``), so a hand reads the same on both."""
-
-
-def line_kind(line: Mapping[str, Any]) -> str:
-    """The kind of a stored settlement line (a :class:`~majiang.settlement.LineKind` value)."""
-    return rules_line_kind(line).value
 
 
 def subtotal_row(kind: str) -> str:

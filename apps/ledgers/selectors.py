@@ -29,9 +29,10 @@ from apps.clubs.models import Club, Membership
 from apps.clubs.selectors import membership_role, variant_name
 from apps.matches.models import BOOKED, Hand, Match, MatchPlayer
 from majiang.record import replay
+from majiang.settlement import line_kind
 
 from .errors import ClubNotFound
-from .kinds import ADJUSTMENT, SUBTOTAL_ROWS, line_kind, subtotal_row
+from .kinds import ADJUSTMENT, SUBTOTAL_ROWS, subtotal_row
 from .models import CHAINED, Checkout, HandResult, LedgerEntry, LedgerHead, MatchResult
 from .payments import settle_payments
 from .recompute import hand_wins, seat_facts
@@ -288,15 +289,15 @@ def my_match_rows(*, user: User, seats: Iterable[MatchPlayer]) -> list[dict[str,
     for m in MatchResult.objects.filter(match_id__in=match_ids, user=user):
         results.setdefault(m.match_id, m)
     unbooked = _unbooked_hand_points({p.match_id: p.seat for p in seats if not p.match.booked})
-    adjusted = _my_adjustments(user=user, match_ids=match_ids)
+    adjusted = adjustment_nets(match_ids=match_ids, user=user)
     rows = []
     for player in seats:
         mine_hands = unbooked.get(player.match_id) or [
             {"hand": r.hand, "points": r.points, "amount": r.amount, "won": r.won}
             for r in hands[player.match_id]
         ]
-        adjustment = adjusted.get(player.match_id)
-        points = sum(h["points"] for h in mine_hands) + (adjustment or (0, 0))[0]
+        adjusted_points, adjusted_amount = adjusted.get((player.match_id, user.pk), (0, 0))
+        points = sum(h["points"] for h in mine_hands) + adjusted_points
         totals = [int(t) for t in player.match.totals] or [0]
         mine_total = totals[player.seat] if player.seat < len(totals) else points
         rows.append({
@@ -307,8 +308,8 @@ def my_match_rows(*, user: User, seats: Iterable[MatchPlayer]) -> list[dict[str,
             "opponents": others[player.match_id],
             "hands": mine_hands,
             "points": points,
-            "amount": sum(h["amount"] for h in mine_hands) + (adjustment or (0, 0))[1],
-            "adjustment": adjustment[0] if adjustment else None,
+            "amount": sum(h["amount"] for h in mine_hands) + adjusted_amount,
+            "adjustment": adjusted_points if (player.match_id, user.pk) in adjusted else None,
             "stake": base_stake(player.match),
             "rank": 1 + sum(1 for t in totals if t > mine_total),
             "result": results.get(player.match_id),
@@ -316,17 +317,21 @@ def my_match_rows(*, user: User, seats: Iterable[MatchPlayer]) -> list[dict[str,
     return rows
 
 
-def _my_adjustments(*, user: User, match_ids: Iterable[int]) -> dict[int, tuple[int, int]]:
-    """The user's net 调账 (points, amount) in each of ``match_ids`` that has one, as the
-    ledger books them (so 战绩 agrees with the ledger and 结账). One query."""
-    out: dict[int, tuple[int, int]] = {}
-    for e in LedgerEntry.objects.filter(
-        Q(payer=user) | Q(payee=user), match_id__in=match_ids,
-        kind=LedgerEntry.Kind.ADJUSTMENT,
-    ).values("match_id", "payer_id", "payee_id", "points", "amount"):
-        sign = (e["payee_id"] == user.pk) - (e["payer_id"] == user.pk)
-        points, amount = out.get(e["match_id"], (0, 0))
-        out[e["match_id"]] = (points + sign * e["points"], amount + sign * e["amount"])
+def adjustment_nets(*, match_ids: Iterable[int], user: User | None = None
+                    ) -> dict[tuple[int, int], tuple[int, int]]:
+    """Each player's net 调账 (points, amount) in each of ``match_ids`` that has one, by
+    (match, user), as the ledger books them, so that match lists and 战绩 agree with the
+    ledger's totals and 结账; with ``user``, that player's alone. One query."""
+    entries = LedgerEntry.objects.filter(match_id__in=match_ids,
+                                         kind=LedgerEntry.Kind.ADJUSTMENT)
+    if user is not None:
+        entries = entries.filter(Q(payer=user) | Q(payee=user))
+    out: dict[tuple[int, int], tuple[int, int]] = {}
+    for e in entries.values("match_id", "payer_id", "payee_id", "points", "amount"):
+        for user_id, sign in ((e["payee_id"], 1), (e["payer_id"], -1)):
+            key = (e["match_id"], user_id)
+            points, amount = out.get(key, (0, 0))
+            out[key] = (points + sign * e["points"], amount + sign * e["amount"])
     return out
 
 
@@ -436,9 +441,11 @@ def my_stats(*, user: User, filters: MyFilters | None = None) -> MyStats:
                 best = category_in_words(category) + (
                     f" {fan.group(1)}番" if fan else f" {line['points']}分"
                 )
-    for match_id, (p, a) in _my_adjustments(
-        user=user, match_ids=seats.values_list("match_id", flat=True)
+    for (match_id, user_id), (p, a) in adjustment_nets(
+        match_ids=seats.values_list("match_id", flat=True), user=user
     ).items():  # 调账, with the match it corrects
+        if user_id != user.pk:
+            continue
         points += p
         amount += a
         when, total = per_match.get(match_id, (timezone.now(), 0))
@@ -797,23 +804,18 @@ def club_match_rows(matches: Iterable[Match]) -> list[dict[str, Any]]:
         "seat"
     ):
         players[p.match_id].append(p)
-    adjusted: dict[tuple[int, int], int] = {}
-    for e in LedgerEntry.objects.filter(
-        match__in=matches, kind=LedgerEntry.Kind.ADJUSTMENT
-    ).values("match_id", "payer_id", "payee_id", "points"):
-        for user_id, sign in ((e["payee_id"], 1), (e["payer_id"], -1)):
-            key = (e["match_id"], user_id)
-            adjusted[key] = adjusted.get(key, 0) + sign * e["points"]
+    adjusted = adjustment_nets(match_ids=[m.pk for m in matches])
+    adjusted_matches = {match_id for match_id, _ in adjusted}
     return [
         {
             "match": m,
             "booked": m.booked,
             "variant_name": variant_name(m.variant),
-            "adjusted": any(key[0] == m.pk for key in adjusted),
+            "adjusted": m.pk in adjusted_matches,
             "players": [
                 {"name": str(p.user),
                  "points": (m.totals[p.seat] if p.seat < len(m.totals) else 0)
-                 + adjusted.get((m.pk, p.user_id), 0)}
+                 + adjusted.get((m.pk, p.user_id), (0, 0))[0]}
                 for p in players[m.pk]
             ],
         }

@@ -169,8 +169,7 @@ def parse_hello(data: dict[str, Any]) -> int | None:
     """The version a ``hello`` resumes from (``None``: a snapshot); raises
     :class:`MatchError` (``malformed``) for another field or a ``v`` that is not an integer
     within 64 bits or ``null``."""
-    if not set(data) <= {"type", "v", "id"}:
-        raise MatchError("malformed", "消息里有不认识的字段")
+    _only_fields(data, {"type", "v", "id"})
     request_id(data)
     if data.get("v") is None:
         return None
@@ -183,7 +182,12 @@ def parse_hello(data: dict[str, Any]) -> int | None:
 def parse_ping(data: dict[str, Any]) -> None:
     """Check a ``ping``: raises :class:`MatchError` (``malformed``) for a field besides
     ``type`` and ``id``."""
-    if not set(data) <= {"type", "id"}:
+    _only_fields(data, {"type", "id"})
+
+
+def _only_fields(data: Mapping[str, Any], allowed: set[str] | frozenset[str]) -> None:
+    """Refuse a message with a field besides ``allowed`` (``malformed``), as the schema does."""
+    if not set(data) <= allowed:
         raise MatchError("malformed", "消息里有不认识的字段")
 
 
@@ -207,8 +211,7 @@ def parse_client_message(data: Any) -> ClientMessage:
     kind = message_type(data)
     if kind not in _FIELDS:
         raise MatchError("malformed", "未知的消息类型")
-    if not set(data) <= _FIELDS[kind] | {"type", "v", "id"}:
-        raise MatchError("malformed", "消息里有不认识的字段")
+    _only_fields(data, _FIELDS[kind] | {"type", "v", "id"})
     request_id(data)
     version = data.get("v")
     if version is not None:
@@ -293,8 +296,7 @@ PHRASES = {
 
 def parse_phrase(data: Mapping[str, Any]) -> str:
     """The id of a ``phrase`` message's quick phrase; raises :class:`MatchError`."""
-    if not set(data) <= {"type", "phrase", "id"}:
-        raise MatchError("malformed", "消息里有不认识的字段")
+    _only_fields(data, {"type", "phrase", "id"})
     phrase = data.get("phrase")
     if not isinstance(phrase, str) or phrase not in PHRASES:
         raise MatchError("unknown_phrase")
@@ -309,8 +311,7 @@ seat), answered by the clubs app's services (:mod:`apps.clubs.services.rematch`)
 def parse_room_message(data: Mapping[str, Any]) -> str:
     """The type of a ``rematch`` or ``rematch_leave`` message; raises :class:`MatchError`
     (``malformed``) for another field."""
-    if not set(data) <= {"type", "v", "id"}:
-        raise MatchError("malformed", "消息里有不认识的字段")
+    _only_fields(data, {"type", "v", "id"})
     return str(data["type"])
 
 

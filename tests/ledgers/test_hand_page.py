@@ -10,11 +10,11 @@ import pytest
 from django.test import Client
 
 from apps.accounts.models import User
-from apps.ledgers.kinds import SUBTOTAL_ROWS, line_kind
+from apps.ledgers.kinds import SUBTOTAL_ROWS
 from apps.ledgers.words import tiles_in_words
 from apps.matches.models import Hand
 from majiang.record import replay
-from majiang.settlement import LineKind
+from majiang.settlement import LineKind, line_kind
 from tests.support import factories
 from tests.support.factories import Table
 from tests.support.play import play, winning_policy

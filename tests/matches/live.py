@@ -42,7 +42,7 @@ async def play_one(clients: list[TableClient]) -> None:
     await clients[seat].send({**move, "v": clients[seat].v})
     for viewer in [seat, *(s for s in range(len(clients)) if s != seat)]:
         client = clients[viewer]
-        if viewer != seat and not await sync_to_async(_frame_due)(match_id, since, viewer):
+        if viewer != seat and not await sync_to_async(frame_due)(match_id, since, viewer):
             continue  # the mover's frame came after the commit: the log is complete
         before = client.v
         frame = await client.recv()
@@ -54,8 +54,9 @@ def _log_position(match_id: int) -> int:
     return Match.objects.get(pk=match_id).version
 
 
-def _frame_due(match_id: int, since: int, viewer: int) -> bool:
-    """Whether the log after position ``since`` holds an event ``viewer`` may see."""
+def frame_due(match_id: int, since: int, viewer: int | None) -> bool:
+    """Whether the log after position ``since`` holds an event ``viewer`` may see (else,
+    H2, it gets no frame for that change)."""
     return bool(viewer_events(MatchEvent.objects.filter(match_id=match_id, seq__gt=since),
                               viewer))
 

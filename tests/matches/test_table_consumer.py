@@ -14,7 +14,6 @@ from channels.testing import WebsocketCommunicator
 from apps.accounts.models import User
 from apps.core.groups import group_send
 from apps.matches import consumers, services, state
-from apps.matches.frames import viewer_events
 from apps.matches.models import Hand, Match, MatchEvent
 from majiang import VARIANTS
 from majiang.record import replay
@@ -23,6 +22,7 @@ from tests.support.factories import Table
 from tests.support.ws import connect_as
 
 from .driving import assert_nothing_hidden, choose
+from .live import frame_due
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -103,13 +103,6 @@ def _spectator_version(match_id: int) -> int:
     return int(Match.objects.values_list("views", flat=True).get(pk=match_id)[-1])
 
 
-def _frame_due(match_id: int, since: int, viewer: int | None) -> bool:
-    """Whether the log after position ``since`` holds an event ``viewer`` may see (else,
-    H2, it gets no frame for that change)."""
-    entries = MatchEvent.objects.filter(match_id=match_id, seq__gt=since)
-    return bool(viewer_events(entries, viewer))
-
-
 async def frames_after_move(
     comms: Sequence[WebsocketCommunicator | None], latest: list[dict[str, Any]],
     match_id: int, seat: int, since: int,
@@ -125,7 +118,7 @@ async def frames_after_move(
     for viewer, comm in enumerate(comms):
         if viewer == seat or comm is None:
             continue
-        due = await database_sync_to_async(_frame_due)(
+        due = await database_sync_to_async(frame_due)(
             match_id, since, viewer if viewer < 4 else None)
         if due:
             frames.append((viewer, await recv(comm)))
